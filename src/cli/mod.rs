@@ -1,0 +1,49 @@
+//! Command-line parsing and dispatch: one module per subcommand.
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+pub mod inertia;
+pub mod lcp;
+
+/// Liquid and rigid bodies, coupled exactly, written as PLY frame sequences.
+#[derive(Debug, Parser)]
+#[command(name = "sphrigid", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Solve or inspect linear complementarity problems.
+    Lcp(lcp::LcpArgs),
+    /// Mass properties of a mesh: the exact solid and its particle clump.
+    Inertia(inertia::InertiaArgs),
+}
+
+/// Parse the command line, run the command and map errors to exit statuses.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints help/version to stdout with success, usage errors to stderr.
+            let _ = e.print();
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Lcp(args) => lcp::run(args),
+        Command::Inertia(args) => inertia::run(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

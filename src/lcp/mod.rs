@@ -1,0 +1,1 @@
+//! Linear complementarity solvers: dense Lemke and Dantzig, and the structured contact form.

@@ -1,0 +1,8 @@
+//! sphrigid: liquid (Clavet et al. 2005 SPH) and rigid bodies made of particles, coupled through
+//! an exact linear complementarity solve, written as PLY frame sequences.
+pub mod cli;
+pub mod error;
+pub mod lcp;
+pub mod rigid;
+
+pub use error::{Error, Result};

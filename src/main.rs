@@ -1,0 +1,4 @@
+//! The `sphrigid` command line.
+fn main() -> std::process::ExitCode {
+    sphrigid::cli::main()
+}

@@ -1,0 +1,1 @@
+//! Rigid bodies as clumps of sphere particles: mass properties, sampling, motion.
