@@ -186,7 +186,12 @@ pub fn shape_inside(shape: &Shape, lat: &Lattice) -> Vec<bool> {
     }
 }
 
-/// Fill `shape` with particles on a cell-centred cubic lattice at `spacing`.
+/// Fill `shape` with particles on a cubic lattice at `spacing`.
+///
+/// The lattice is the cell-centred one centred on the shape's bounds, or that one shifted by
+/// half a spacing along some axes: of these eight phases the one whose clump best matches the
+/// exact inertia and centre of mass is kept (ties keep the centred lattice, so symmetric
+/// shapes keep a symmetric clump).
 ///
 /// Particles whose lattice neighbour (along any axis) is outside are marked as surface and get
 /// the outward normal of the nearest surface. Each particle's mass is `density` times the
@@ -200,14 +205,72 @@ pub fn sample(shape: &Shape, spacing: f64, density: f64, source: &str) -> Result
     }
     let (lo, hi) = shape.bounds();
     let ext = hi - lo;
+    if spacing > ext.min_element() {
+        return Err(Error::input(format!(
+            "{source}: particle spacing {spacing} is larger than the body's smallest extent {}; use a smaller spacing",
+            ext.min_element()
+        )));
+    }
     let points = (ext / spacing + 1.0).to_array().iter().product::<f64>();
     if points > MAX_LATTICE_POINTS as f64 {
         return Err(Error::input(format!(
             "{source}: spacing {spacing} would need about {points:.0} lattice points (limit {MAX_LATTICE_POINTS}); use a larger spacing"
         )));
     }
-    let lat = Lattice::covering(lo, hi, spacing);
-    let inside = shape_inside(shape, &lat);
+    let exact = shape.mass_properties(density);
+    let base = Lattice::covering(lo, hi, spacing);
+    let mut best: Option<(f64, Clump)> = None;
+    for shift in 0..8 {
+        let mut lat = base;
+        for axis in 0..3 {
+            if shift & (1 << axis) != 0 {
+                lat.origin[axis] -= 0.5 * spacing;
+                lat.dims[axis] += 1;
+            }
+        }
+        let (positions, surface) = fill(shape, &lat);
+        if positions.is_empty() {
+            continue;
+        }
+        let n = positions.len();
+        let clump = Clump {
+            particle_mass: exact.mass / n as f64,
+            positions,
+            spacing,
+            radius: spacing / 2.0,
+            surface,
+            normals: vec![DVec3::ZERO; n],
+        };
+        let mp = clump.mass_properties();
+        let score = mp.inertia_relative_difference(&exact)
+            + (mp.com - exact.com).length() / ext.length();
+        if best.as_ref().is_none_or(|(b, _)| score < *b) {
+            best = Some((score, clump));
+        }
+    }
+    let Some((_, mut clump)) = best else {
+        return Err(Error::input(format!(
+            "{source}: spacing {spacing} is too coarse, no lattice point falls inside the body (extents {:?}); use a smaller spacing",
+            ext.to_array()
+        )));
+    };
+    for ((p, s), n) in clump
+        .positions
+        .iter()
+        .zip(&clump.surface)
+        .zip(clump.normals.iter_mut())
+    {
+        if *s {
+            *n = shape.outward_normal(*p);
+        }
+    }
+    Ok(clump)
+}
+
+/// The inside lattice points of `shape` and whether each is on the surface (a lattice
+/// neighbour along some axis is outside).
+fn fill(shape: &Shape, lat: &Lattice) -> (Vec<DVec3>, Vec<bool>) {
+    let inside = shape_inside(shape, lat);
     let [nx, ny, nz] = lat.dims;
     let is_in = |i: isize, j: isize, k: isize| {
         i >= 0
@@ -220,7 +283,6 @@ pub fn sample(shape: &Shape, spacing: f64, density: f64, source: &str) -> Result
     };
     let mut positions = Vec::new();
     let mut surface = Vec::new();
-    let mut normals = Vec::new();
     for k in 0..nz {
         for j in 0..ny {
             for i in 0..nx {
@@ -234,32 +296,12 @@ pub fn sample(shape: &Shape, spacing: f64, density: f64, source: &str) -> Result
                     && is_in(a, b + 1, c)
                     && is_in(a, b, c - 1)
                     && is_in(a, b, c + 1));
-                let p = lat.point(i, j, k);
-                positions.push(p);
+                positions.push(lat.point(i, j, k));
                 surface.push(on_surface);
-                normals.push(if on_surface {
-                    shape.outward_normal(p)
-                } else {
-                    DVec3::ZERO
-                });
             }
         }
     }
-    if positions.is_empty() {
-        return Err(Error::input(format!(
-            "{source}: spacing {spacing} is too coarse, no lattice point falls inside the body (extents {:?}); use a smaller spacing",
-            ext.to_array()
-        )));
-    }
-    let exact = shape.mass_properties(density);
-    Ok(Clump {
-        particle_mass: exact.mass / positions.len() as f64,
-        positions,
-        spacing,
-        radius: spacing / 2.0,
-        surface,
-        normals,
-    })
+    (positions, surface)
 }
 
 #[cfg(test)]
