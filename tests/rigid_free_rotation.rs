@@ -89,7 +89,12 @@ fn rk4_flip_period_matches_the_jacobi_solution() {
     let c = &run.crossings;
     // The first crossing is half a flip after the start (w2 ~ sn passes zero mid-flip when it
     // starts near its maximum); measure whole intervals only.
-    assert!(c.len() >= 8, "only {} flips seen in {} s", c.len(), 8.5 * flip);
+    assert!(
+        c.len() >= 8,
+        "only {} flips seen in {} s",
+        c.len(),
+        8.5 * flip
+    );
     let intervals: Vec<f64> = c.windows(2).map(|w| w[1] - w[0]).collect();
     let worst = intervals
         .iter()
@@ -120,11 +125,18 @@ fn implicit_midpoint_keeps_energy_and_momentum_over_100_flips() {
     );
     assert!(run.crossings.len() >= 100, "{} flips", run.crossings.len());
     assert!(run.energy_drift < 1e-6, "energy drift {}", run.energy_drift);
-    assert!(run.momentum_drift < 1e-6, "|L| drift {}", run.momentum_drift);
+    assert!(
+        run.momentum_drift < 1e-6,
+        "|L| drift {}",
+        run.momentum_drift
+    );
     // It also keeps the flip period (second order in dt).
     let c = &run.crossings;
     let mean = (c[c.len() - 1] - c[0]) / (c.len() - 1) as f64;
-    assert!((mean / flip - 1.0).abs() < 0.01, "mean flip {mean} vs {flip}");
+    assert!(
+        (mean / flip - 1.0).abs() < 0.01,
+        "mean flip {mean} vs {flip}"
+    );
 }
 
 #[test]
@@ -134,7 +146,11 @@ fn explicit_euler_drift_is_measured_and_exceeds_the_conservative_one() {
     let euler = simulate(Integrator::ExplicitEuler, 0.02, t_end);
     let rk4 = simulate(Integrator::Rk4, 0.02, t_end);
     let mid = simulate(Integrator::ImplicitMidpoint, 0.02, t_end);
-    for (name, r) in [("explicit euler", &euler), ("rk4", &rk4), ("implicit midpoint", &mid)] {
+    for (name, r) in [
+        ("explicit euler", &euler),
+        ("rk4", &rk4),
+        ("implicit midpoint", &mid),
+    ] {
         println!(
             "{name:18} dt=0.02, {:.0} s (100 analytic flips): kinetic energy drift max {:.3e}, final {:+.3e}; |L| drift {:.3e}; {} sign changes of w2",
             t_end,
@@ -152,7 +168,10 @@ fn explicit_euler_drift_is_measured_and_exceeds_the_conservative_one() {
         one.energy_drift, fine.energy_drift
     );
     let ratio = one.energy_drift / fine.energy_drift;
-    assert!(ratio > 5.0 && ratio < 50.0, "drift does not shrink like a first-order method: ratio {ratio}");
+    assert!(
+        ratio > 5.0 && ratio < 50.0,
+        "drift does not shrink like a first-order method: ratio {ratio}"
+    );
     // Baraff's explicit Euler keeps L exactly (torque-free) but its energy grows.
     assert!(euler.momentum_drift < 1e-12);
     assert!(euler.final_energy_drift > 0.0);

@@ -38,7 +38,10 @@ fn box_1x2x3_mesh_has_inertia_diag_6_5_5_2_5() {
     for c in 0..3 {
         for r in 0..3 {
             let (a, b) = (mp.inertia.col(c)[r], expect.col(c)[r]);
-            assert!((a - b).abs() <= 1e-12 * 6.5, "I[{r}][{c}] = {a}, expected {b}");
+            assert!(
+                (a - b).abs() <= 1e-12 * 6.5,
+                "I[{r}][{c}] = {a}, expected {b}"
+            );
         }
     }
 }
@@ -52,7 +55,11 @@ fn translated_rotated_box_gives_the_rotated_tensor() {
     let mp = mesh_mass_properties(&m, 1.0);
     let r = DMat3::from_quat(q);
     let expect = r * DMat3::from_diagonal(DVec3::new(6.5, 5.0, 2.5)) * r.transpose();
-    assert!(rel(mp.inertia, expect) < 1e-12, "{}", rel(mp.inertia, expect));
+    assert!(
+        rel(mp.inertia, expect) < 1e-12,
+        "{}",
+        rel(mp.inertia, expect)
+    );
     assert!((mp.com - t).length() < 1e-12 * t.length());
     assert!((mp.volume - 6.0).abs() < 1e-12 * 6.0);
 }
@@ -81,7 +88,11 @@ fn t_handle_matches_the_sum_of_its_two_boxes() {
     }
     assert!((mp.mass - mass).abs() < 1e-12 * mass);
     assert!((mp.com - com).length() < 1e-12);
-    assert!(rel(mp.inertia, inertia) < 1e-12, "{}", rel(mp.inertia, inertia));
+    assert!(
+        rel(mp.inertia, inertia) < 1e-12,
+        "{}",
+        rel(mp.inertia, inertia)
+    );
 }
 
 #[test]
@@ -89,7 +100,10 @@ fn tessellated_cylinder_and_cone_match_polygon_closed_forms() {
     // Cone and cylinder: the closed form against the mesh of a 48-gon lathe, whose error is
     // known analytically for the cylinder: area of an inscribed n-gon = n/2 sin(2 pi/n) r^2.
     let (r, h) = (0.4, 1.3);
-    let cyl = Primitive::Cylinder { radius: r, height: h };
+    let cyl = Primitive::Cylinder {
+        radius: r,
+        height: h,
+    };
     let mesh = mesh_mass_properties(&cyl.surface_mesh(), 1.0);
     let n = 48.0;
     let ratio = n / 2.0 * (2.0 * std::f64::consts::PI / n).sin() / std::f64::consts::PI;
@@ -97,12 +111,21 @@ fn tessellated_cylinder_and_cone_match_polygon_closed_forms() {
     assert!((mesh.volume / (exact.volume * ratio) - 1.0).abs() < 1e-12);
     // Izz of the n-gon prism: h times the polar moment of a regular n-gon of circumradius r,
     // n r^4 / 12 sin(2 pi/n) (2 + cos(2 pi/n)).
-    let polar = r.powi(4) * n / 12.0 * (2.0 * std::f64::consts::PI / n).sin()
+    let polar = r.powi(4) * n / 12.0
+        * (2.0 * std::f64::consts::PI / n).sin()
         * (2.0 + (2.0 * std::f64::consts::PI / n).cos());
     let izz = polar * h;
-    assert!((mesh.inertia.z_axis.z / izz - 1.0).abs() < 1e-12, "{} {}", mesh.inertia.z_axis.z, izz);
+    assert!(
+        (mesh.inertia.z_axis.z / izz - 1.0).abs() < 1e-12,
+        "{} {}",
+        mesh.inertia.z_axis.z,
+        izz
+    );
     // The cone's centre of mass is on the origin by construction (base at -h/4).
-    let cone = Primitive::Cone { radius: r, height: h };
+    let cone = Primitive::Cone {
+        radius: r,
+        height: h,
+    };
     let cm = mesh_mass_properties(&cone.surface_mesh(), 1.0);
     assert!(cm.com.length() < 1e-12, "cone com {}", cm.com);
     assert!((cm.volume / (cone.mass_properties(1.0).volume * ratio) - 1.0).abs() < 1e-12);

@@ -34,7 +34,15 @@ fn in_t(p: DVec3) -> bool {
 /// Distance-like margin of p from the T's boundary (small means "too close to call").
 fn t_margin(p: DVec3) -> f64 {
     let mut d = (p.z.abs() - T_DEPTH / 2.0).abs();
-    for v in [p.x - 0.3, p.x + 0.3, p.x - 1.5, p.x + 1.5, p.y - 1.2, p.y + 1.2, p.y - 1.8] {
+    for v in [
+        p.x - 0.3,
+        p.x + 0.3,
+        p.x - 1.5,
+        p.x + 1.5,
+        p.y - 1.2,
+        p.y + 1.2,
+        p.y - 1.8,
+    ] {
         d = d.min(v.abs());
     }
     d
@@ -61,7 +69,11 @@ fn winding_inside_test_matches_analytic_t_handle_under_rotation() {
                 checked += 1;
                 let expect = in_t(local);
                 n_in += expect as usize;
-                assert_eq!(inside[lat.index(i, j, k)], expect, "point {p} (local {local})");
+                assert_eq!(
+                    inside[lat.index(i, j, k)],
+                    expect,
+                    "point {p} (local {local})"
+                );
             }
         }
     }
@@ -97,7 +109,10 @@ fn clump_error(shape: &Shape, across: f64) -> (f64, usize) {
     let c = sample(shape, spacing, 1000.0, "test").unwrap();
     let exact = shape.mass_properties(1000.0);
     let mp = c.mass_properties();
-    assert!((mp.mass - exact.mass).abs() < 1e-9 * exact.mass, "clump mass is scaled to the exact mass");
+    assert!(
+        (mp.mass - exact.mass).abs() < 1e-9 * exact.mass,
+        "clump mass is scaled to the exact mass"
+    );
     (mp.inertia_relative_difference(&exact), c.len())
 }
 
@@ -121,7 +136,10 @@ fn clump_inertia_converges_for_a_box() {
 
 #[test]
 fn clump_inertia_converges_for_a_sphere() {
-    assert_converges("sphere", &Shape::Primitive(Primitive::Sphere { radius: 0.8 }));
+    assert_converges(
+        "sphere",
+        &Shape::Primitive(Primitive::Sphere { radius: 0.8 }),
+    );
 }
 
 #[test]
@@ -139,10 +157,20 @@ fn clump_inertia_converges_for_a_non_convex_mesh() {
 #[test]
 fn clump_inertia_converges_for_other_primitives() {
     for p in [
-        Primitive::Cylinder { radius: 0.5, height: 1.2 },
-        Primitive::Cone { radius: 0.6, height: 1.4 },
-        Primitive::Ellipsoid { radii: DVec3::new(0.5, 0.8, 1.1) },
-        Primitive::Box { size: DVec3::new(0.7, 1.0, 1.9) },
+        Primitive::Cylinder {
+            radius: 0.5,
+            height: 1.2,
+        },
+        Primitive::Cone {
+            radius: 0.6,
+            height: 1.4,
+        },
+        Primitive::Ellipsoid {
+            radii: DVec3::new(0.5, 0.8, 1.1),
+        },
+        Primitive::Box {
+            size: DVec3::new(0.7, 1.0, 1.9),
+        },
     ] {
         assert_converges(p.kind(), &Shape::Primitive(p));
     }
@@ -172,13 +200,22 @@ fn box_surface_particles_are_the_outer_shell_with_face_normals() {
 
 #[test]
 fn sphere_surface_normals_are_radial() {
-    let c = sample(&Shape::Primitive(Primitive::Sphere { radius: 1.0 }), 0.1, 1.0, "s").unwrap();
+    let c = sample(
+        &Shape::Primitive(Primitive::Sphere { radius: 1.0 }),
+        0.1,
+        1.0,
+        "s",
+    )
+    .unwrap();
     let mut count = 0;
     for ((p, s), n) in c.positions.iter().zip(&c.surface).zip(&c.normals) {
         if *s {
             count += 1;
             assert!((*n - p.normalize()).length() < 1e-12);
-            assert!(p.length() > 1.0 - 2.0 * 0.1 * 3f64.sqrt(), "surface particle deep inside: {p}");
+            assert!(
+                p.length() > 1.0 - 2.0 * 0.1 * 3f64.sqrt(),
+                "surface particle deep inside: {p}"
+            );
         }
     }
     assert!(count > 500, "{count}");
@@ -186,8 +223,16 @@ fn sphere_surface_normals_are_radial() {
 
 #[test]
 fn too_coarse_spacing_is_an_input_error() {
-    let e = sample(&Shape::Primitive(Primitive::Sphere { radius: 0.1 }), 5.0, 1.0, "pebble")
-        .unwrap_err();
+    let e = sample(
+        &Shape::Primitive(Primitive::Sphere { radius: 0.1 }),
+        5.0,
+        1.0,
+        "pebble",
+    )
+    .unwrap_err();
     assert_eq!(e.exit_code(), 2);
-    assert!(e.to_string().contains("pebble") && e.to_string().contains("smaller spacing"), "{e}");
+    assert!(
+        e.to_string().contains("pebble") && e.to_string().contains("smaller spacing"),
+        "{e}"
+    );
 }

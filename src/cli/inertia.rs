@@ -117,9 +117,6 @@ pub fn to_json(r: &InertiaReport) -> Value {
 fn table(r: &InertiaReport, path: &str) -> String {
     let mut s = String::new();
     s.push_str(&format!("mesh {path}\n"));
-    if r.flipped {
-        s.push_str("note: every face pointed inward; the faces were flipped\n");
-    }
     let row = |name: &str, a: &MassProperties| {
         let i = a.inertia;
         format!(
@@ -163,6 +160,12 @@ fn table(r: &InertiaReport, path: &str) -> String {
 /// Run `sphrigid inertia`.
 pub fn run(args: InertiaArgs) -> Result<()> {
     let report = compute(&args)?;
+    if report.flipped {
+        eprintln!(
+            "note: {}: every face pointed inward; the faces were flipped",
+            args.mesh.display()
+        );
+    }
     if args.json {
         println!("{}", to_json(&report));
     } else {

@@ -64,7 +64,7 @@ pub fn jacobi_motion(moments: DVec3, omega: DVec3) -> Option<JacobiMotion> {
     };
     let lambda2 = (c - i2) * (m2 - e2 * a) / (a * i2 * c);
     let k2 = (i2 - a) * (e2 * c - m2) / ((c - i2) * (m2 - e2 * a));
-    if !(lambda2 > 0.0) || !(0.0..1.0).contains(&k2) {
+    if lambda2.is_nan() || lambda2 <= 0.0 || !(0.0..1.0).contains(&k2) {
         return None;
     }
     let lambda = lambda2.sqrt();

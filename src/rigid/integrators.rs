@@ -133,36 +133,43 @@ fn implicit_midpoint(
     let (x, p) = translate(s, m, dt, force);
     // Half torque impulse, free rotation, half torque impulse.
     let l_world = s.l + torque * (0.5 * dt);
-    let mut lb = s.q.conjugate() * l_world;
-    let mut q = s.q;
+    let lb0 = s.q.conjugate() * l_world;
     // The fixed point converges for dt |w| well below 1; larger steps are split.
     let mut parts = 1u32;
-    'outer: loop {
-        let h = dt / parts as f64;
-        let (mut lb_try, mut q_try) = (lb, q);
-        for _ in 0..parts {
-            let Some((lb1, omega_mid)) = free_rotation_midpoint(lb_try, m, h) else {
-                if parts >= 1 << 16 {
-                    break;
-                }
-                parts *= 2;
-                continue 'outer;
-            };
-            let half = omega_mid * (0.5 * h);
-            let dq = DQuat::from_xyzw(half.x, half.y, half.z, 1.0).normalize();
-            q_try = (q_try * dq).normalize();
-            lb_try = lb1;
+    let (q, lb) = loop {
+        match free_rotation_substeps(s.q, lb0, m, dt, parts) {
+            Some(done) => break done,
+            None if parts < 1 << 16 => parts *= 2,
+            // Only a non-finite or absurd spin rate gets here.
+            None => return rk4(s, m, dt, force, torque),
         }
-        lb = lb_try;
-        q = q_try;
-        break;
-    }
+    };
     BodyState {
         x,
         q,
         p,
         l: q * lb + torque * (0.5 * dt),
     }
+}
+
+/// `parts` implicit midpoint steps of `dt / parts` of torque-free rotation from orientation `q`
+/// and body-frame angular momentum `lb`; `None` if one of them does not converge.
+fn free_rotation_substeps(
+    mut q: DQuat,
+    mut lb: DVec3,
+    m: &Inertia,
+    dt: f64,
+    parts: u32,
+) -> Option<(DQuat, DVec3)> {
+    let h = dt / parts as f64;
+    for _ in 0..parts {
+        let (lb1, omega_mid) = free_rotation_midpoint(lb, m, h)?;
+        let half = omega_mid * (0.5 * h);
+        let dq = DQuat::from_xyzw(half.x, half.y, half.z, 1.0).normalize();
+        q = (q * dq).normalize();
+        lb = lb1;
+    }
+    Some((q, lb))
 }
 
 /// Solve the implicit midpoint step of torque-free Euler equations for the body-frame angular

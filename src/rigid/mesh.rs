@@ -235,7 +235,7 @@ impl TriMesh {
         let ext = hi - lo;
         let volume = self.signed_volume();
         let scale = ext.x.max(ext.y).max(ext.z);
-        if !(volume.abs() > 1e-12 * scale * scale * scale) {
+        if volume.is_nan() || volume.abs() <= 1e-12 * scale * scale * scale {
             return Err(bad(
                 format!("mesh encloses zero volume (signed volume {volume:e})"),
                 "give a solid with a non-zero interior",

@@ -242,8 +242,8 @@ pub fn sample(shape: &Shape, spacing: f64, density: f64, source: &str) -> Result
             normals: vec![DVec3::ZERO; n],
         };
         let mp = clump.mass_properties();
-        let score = mp.inertia_relative_difference(&exact)
-            + (mp.com - exact.com).length() / ext.length();
+        let score =
+            mp.inertia_relative_difference(&exact) + (mp.com - exact.com).length() / ext.length();
         if best.as_ref().is_none_or(|(b, _)| score < *b) {
             best = Some((score, clump));
         }
