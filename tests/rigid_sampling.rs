@@ -236,3 +236,39 @@ fn too_coarse_spacing_is_an_input_error() {
         "{e}"
     );
 }
+
+#[test]
+fn hollow_shell_and_disjoint_parts_are_classified_by_winding_number() {
+    // Outer box 2 x 2 x 2 outward, inner box 1 x 1 x 1 inward (a cavity), plus a separate
+    // cube at x = 3: one mesh, three closed components.
+    let mut outer = box_mesh(DVec3::splat(2.0));
+    let mut inner = box_mesh(DVec3::splat(1.0));
+    inner.flip();
+    let mut far = box_mesh(DVec3::splat(1.0));
+    far.transform(DVec3::ONE, DQuat::IDENTITY, DVec3::new(3.0, 0.0, 0.0));
+    for part in [&mut inner, &mut far] {
+        let n = outer.vertices.len() as u32;
+        outer.vertices.extend_from_slice(&part.vertices);
+        outer
+            .triangles
+            .extend(part.triangles.iter().map(|t| t.map(|i| i + n)));
+    }
+    outer.validate("shell").unwrap();
+    let (lo, hi) = outer.bounds();
+    let lat = Lattice::covering(lo, hi, 0.1);
+    let inside = mesh_inside(&outer, &lat);
+    for k in 0..lat.dims[2] {
+        for j in 0..lat.dims[1] {
+            for i in 0..lat.dims[0] {
+                let p = lat.point(i, j, k);
+                let a = p.abs().max_element();
+                let f = (p - DVec3::new(3.0, 0.0, 0.0)).abs().max_element();
+                let expect = (a < 1.0 && a > 0.5) || f < 0.5;
+                assert_eq!(inside[lat.index(i, j, k)], expect, "{p}");
+            }
+        }
+    }
+    // Exact mass properties subtract the cavity: 8 - 1 + 1.
+    let mp = sphrigid::rigid::mass_properties::mesh_mass_properties(&outer, 1.0);
+    assert!((mp.volume - 8.0).abs() < 1e-12);
+}

@@ -573,6 +573,21 @@ mod tests {
     }
 
     #[test]
+    fn per_face_vertices_are_welded_into_a_closed_mesh() {
+        // Every triangle with its own three vertices, as STL-like exports write them.
+        let b = box_mesh(DVec3::new(1.0, 2.0, 3.0));
+        let mut soup = TriMesh::default();
+        for t in 0..b.triangles.len() {
+            let n = soup.vertices.len() as u32;
+            soup.vertices.extend(b.corners(t));
+            soup.triangles.push([n, n + 1, n + 2]);
+        }
+        let v = soup.validate("soup").unwrap();
+        assert_eq!(v.welded, 36 - 8);
+        assert!((soup.signed_volume() - 6.0).abs() < 1e-12);
+    }
+
+    #[test]
     fn obj_with_slashes_negative_indices_and_quads() {
         let text = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1/1/1 2//2 3 -1\n";
         let m = parse_obj(text, "q.obj").unwrap();

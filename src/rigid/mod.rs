@@ -8,6 +8,7 @@ pub mod mesh;
 pub mod primitives;
 pub mod sampling;
 pub mod shape;
+pub mod spec;
 
 pub use body::{BodyState, RigidBody};
 pub use clump::Clump;
@@ -16,3 +17,4 @@ pub use mass_properties::MassProperties;
 pub use mesh::TriMesh;
 pub use primitives::Primitive;
 pub use shape::{MeshSolid, Shape};
+pub use spec::BodySpec;
