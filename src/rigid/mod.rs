@@ -9,6 +9,7 @@ pub mod primitives;
 pub mod sampling;
 pub mod shape;
 pub mod spec;
+pub mod states_csv;
 
 pub use body::{BodyState, RigidBody};
 pub use clump::Clump;
