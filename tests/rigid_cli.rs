@@ -225,6 +225,7 @@ fn assert_bad(path: &Path, words: &[&str]) {
     assert!(out.stdout.is_empty());
     let name = path.file_name().unwrap().to_str().unwrap();
     assert!(err.contains(name), "error does not name the file: {err}");
+    assert!(err.contains("fix:"), "error gives no fix: {err}");
     for w in words {
         assert!(err.contains(w), "error lacks '{w}': {err}");
     }
@@ -263,7 +264,14 @@ fn bad_meshes_exit_2_naming_the_file_and_the_problem() {
     std::fs::write(d("index.obj"), "v 0 0 0\nv 1 0 0\nf 1 2 7\n").unwrap();
     assert_bad(&d("index.obj"), &["index.obj:3", "refers to no vertex"]);
 
-    assert_bad(&d("missing.ply"), &["No such file"]);
+    assert_bad(
+        &d("missing.ply"),
+        &[
+            "cannot read the mesh file",
+            "No such file",
+            "fix: check the path",
+        ],
+    );
 
     std::fs::write(d("mesh.stl"), "solid x\n").unwrap();
     assert_bad(&d("mesh.stl"), &["unknown mesh format", ".ply or .obj"]);

@@ -62,7 +62,7 @@ impl InertiaReport {
 pub fn compute(args: &InertiaArgs) -> Result<InertiaReport> {
     if !(args.density.is_finite() && args.density > 0.0) {
         return Err(Error::input(format!(
-            "--density must be a positive number, got {}",
+            "--density must be a positive number, got {}; fix: give a density in kg/m^3, e.g. 1000",
             args.density
         )));
     }

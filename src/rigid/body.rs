@@ -69,11 +69,11 @@ impl RigidBody {
     pub fn new(name: &str, shape: &Shape, density: f64, spacing: f64) -> Result<RigidBody> {
         if !(density.is_finite() && density > 0.0) {
             return Err(crate::Error::input(format!(
-                "body '{name}': density must be a positive number, got {density}"
+                "body '{name}': density must be a positive number, got {density}; fix: give a density in kg/m^3"
             )));
         }
         let exact = shape.mass_properties(density);
-        let shape = shape.translated_mesh(exact.com);
+        let shape = shape.centred_on(exact.com);
         let mass_properties = MassProperties {
             com: DVec3::ZERO,
             ..exact

@@ -33,20 +33,7 @@ impl TriMesh {
 
     /// Read a PLY or OBJ file (chosen by extension) and validate it as a closed solid.
     pub fn load(path: &Path) -> Result<(TriMesh, Validation)> {
-        let ext = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(|e| e.to_ascii_lowercase());
-        let mut mesh = match ext.as_deref() {
-            Some("ply") => read_ply(path)?,
-            Some("obj") => read_obj(path)?,
-            _ => {
-                return Err(Error::input(format!(
-                    "{}: unknown mesh format; use a .ply or .obj file",
-                    path.display()
-                )));
-            }
-        };
+        let mut mesh = read(path)?;
         let v = mesh.validate(&path.display().to_string())?;
         Ok((mesh, v))
     }
@@ -141,7 +128,7 @@ impl TriMesh {
     /// first. A mesh whose faces all point inward is flipped and reported in the returned
     /// [`Validation`]; a mesh with some faces flipped is an error.
     pub fn validate(&mut self, source: &str) -> Result<Validation> {
-        let bad = |what: String, fix: &str| Error::input(format!("{source}: {what}; {fix}"));
+        let bad = |what: String, fix: &str| Error::input(format!("{source}: {what}; fix: {fix}"));
         if self.triangles.is_empty() {
             return Err(bad(
                 "mesh has no faces".into(),
@@ -261,24 +248,47 @@ impl TriMesh {
     }
 }
 
+fn unreadable(path: &Path, e: std::io::Error) -> Error {
+    Error::input(format!(
+        "{}: cannot read the mesh file ({e}); fix: check the path (relative paths in a scene are relative to the scene file)",
+        path.display()
+    ))
+}
+
+/// Read a PLY or OBJ file, chosen by its extension, without validating it.
+pub fn read(path: &Path) -> Result<TriMesh> {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(|e| e.to_ascii_lowercase());
+    match ext.as_deref() {
+        Some("ply") => read_ply(path),
+        Some("obj") => read_obj(path),
+        _ => Err(Error::input(format!(
+            "{}: unknown mesh format; fix: use a .ply or .obj file",
+            path.display()
+        ))),
+    }
+}
+
 /// Read the vertices and faces of a PLY file (ASCII or binary); polygons are fanned into triangles.
 pub fn read_ply(path: &Path) -> Result<TriMesh> {
     use ply_rs_bw::parser::Parser;
     use ply_rs_bw::ply::{DefaultElement, Property};
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = std::fs::File::open(path).map_err(|e| unreadable(path, e))?;
     let mut reader = std::io::BufReader::new(file);
     let ply = Parser::<DefaultElement>::new()
         .read_ply(&mut reader)
         .map_err(|e| {
             Error::input(format!(
-                "{}: not a readable PLY file ({e}); export it again as PLY with vertex and face elements",
+                "{}: not a readable PLY file ({e}); fix: export it again as PLY with vertex and face elements",
                 path.display()
             ))
         })?;
     let name = path.display();
     let missing = |what: &str| {
         Error::input(format!(
-            "{name}: PLY file has no {what}; export the mesh with its faces"
+            "{name}: PLY file has no {what}; fix: export the mesh with its faces"
         ))
     };
     let verts = ply
@@ -308,7 +318,7 @@ pub fn read_ply(path: &Path) -> Result<TriMesh> {
         for (k, key) in ["x", "y", "z"].iter().enumerate() {
             p[k] = v.get(*key).and_then(scalar).ok_or_else(|| {
                 Error::input(format!(
-                    "{name}: vertex {i} has no numeric '{key}' property; give x, y, z per vertex"
+                    "{name}: vertex {i} has no numeric '{key}' property; fix: give x, y, z per vertex"
                 ))
             })?;
         }
@@ -322,7 +332,7 @@ pub fn read_ply(path: &Path) -> Result<TriMesh> {
             .and_then(|p| p.to_u32_list())
             .ok_or_else(|| {
                 Error::input(format!(
-                    "{name}: face {i} has no integer 'vertex_indices' list; export faces as index lists"
+                    "{name}: face {i} has no integer 'vertex_indices' list; fix: export faces as index lists"
                 ))
             })?;
         fan(&list, &mut triangles).map_err(|m| Error::input(format!("{name}: face {i} {m}")))?;
@@ -334,7 +344,7 @@ pub fn read_ply(path: &Path) -> Result<TriMesh> {
 fn fan(poly: &[u32], out: &mut Vec<[u32; 3]>) -> std::result::Result<(), String> {
     if poly.len() < 3 {
         return Err(format!(
-            "has {} vertices; every face needs at least three",
+            "has {} vertices; fix: give every face at least three",
             poly.len()
         ));
     }
@@ -347,10 +357,10 @@ fn fan(poly: &[u32], out: &mut Vec<[u32; 3]>) -> std::result::Result<(), String>
 /// Read the `v` and `f` records of a Wavefront OBJ file (other records are ignored);
 /// polygons are fanned into triangles, negative (relative) indices are supported.
 pub fn read_obj(path: &Path) -> Result<TriMesh> {
-    let text = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let text = std::fs::read(path).map_err(|e| unreadable(path, e))?;
     let text = String::from_utf8(text).map_err(|_| {
         Error::input(format!(
-            "{}: not a text OBJ file (invalid UTF-8); export it again as OBJ",
+            "{}: not a text OBJ file (invalid UTF-8); fix: export it again as OBJ",
             path.display()
         ))
     })?;
@@ -374,7 +384,7 @@ pub fn parse_obj(text: &str, source: &str) -> Result<TriMesh> {
                         .and_then(|s| s.parse::<f64>().ok())
                         .ok_or_else(|| {
                             Error::input(format!(
-                                "{source}:{ln}: vertex needs three numbers 'v x y z'; fix the line"
+                                "{source}:{ln}: vertex needs three numbers 'v x y z'; fix: correct the line"
                             ))
                         })?;
                 }
@@ -386,14 +396,14 @@ pub fn parse_obj(text: &str, source: &str) -> Result<TriMesh> {
                     let idx = tok.split('/').next().unwrap_or("");
                     let i: i64 = idx.parse().map_err(|_| {
                         Error::input(format!(
-                            "{source}:{ln}: face index '{tok}' is not an integer; fix the line"
+                            "{source}:{ln}: face index '{tok}' is not an integer; fix: correct the line"
                         ))
                     })?;
                     let n = vertices.len() as i64;
                     let abs = if i > 0 { i - 1 } else { n + i };
                     if i == 0 || abs < 0 || abs >= n {
                         return Err(Error::input(format!(
-                            "{source}:{ln}: face index {i} refers to no vertex defined before it; fix the index"
+                            "{source}:{ln}: face index {i} refers to no vertex defined before it; fix: correct the index"
                         )));
                     }
                     poly.push(abs as u32);
@@ -406,7 +416,7 @@ pub fn parse_obj(text: &str, source: &str) -> Result<TriMesh> {
     }
     if triangles.is_empty() {
         return Err(Error::input(format!(
-            "{source}: OBJ file has no faces ('f' records); export the mesh with its faces"
+            "{source}: OBJ file has no faces ('f' records); fix: export the mesh with its faces"
         )));
     }
     Ok(TriMesh::new(vertices, triangles))

@@ -58,7 +58,7 @@ impl Primitive {
             Ok(())
         } else {
             Err(crate::Error::input(format!(
-                "{what}: every dimension of a {} must be a positive number, got {dims:?}",
+                "{what}: every dimension of a {} must be a positive number, got {dims:?}; fix: give positive dimensions in m",
                 self.kind()
             )))
         }

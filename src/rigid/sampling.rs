@@ -200,21 +200,21 @@ pub fn shape_inside(shape: &Shape, lat: &Lattice) -> Vec<bool> {
 pub fn sample(shape: &Shape, spacing: f64, density: f64, source: &str) -> Result<Clump> {
     if !(spacing.is_finite() && spacing > 0.0) {
         return Err(Error::input(format!(
-            "{source}: particle spacing must be a positive number, got {spacing}"
+            "{source}: particle spacing must be a positive number, got {spacing}; fix: give a spacing in m"
         )));
     }
     let (lo, hi) = shape.bounds();
     let ext = hi - lo;
     if spacing > ext.min_element() {
         return Err(Error::input(format!(
-            "{source}: particle spacing {spacing} is larger than the body's smallest extent {}; use a smaller spacing",
+            "{source}: particle spacing {spacing} is larger than the body's smallest extent {}; fix: use a smaller spacing",
             ext.min_element()
         )));
     }
     let points = (ext / spacing + 1.0).to_array().iter().product::<f64>();
     if points > MAX_LATTICE_POINTS as f64 {
         return Err(Error::input(format!(
-            "{source}: spacing {spacing} would need about {points:.0} lattice points (limit {MAX_LATTICE_POINTS}); use a larger spacing"
+            "{source}: spacing {spacing} would need about {points:.0} lattice points (limit {MAX_LATTICE_POINTS}); fix: use a larger spacing"
         )));
     }
     let exact = shape.mass_properties(density);
@@ -250,7 +250,7 @@ pub fn sample(shape: &Shape, spacing: f64, density: f64, source: &str) -> Result
     }
     let Some((_, mut clump)) = best else {
         return Err(Error::input(format!(
-            "{source}: spacing {spacing} is too coarse, no lattice point falls inside the body (extents {:?}); use a smaller spacing",
+            "{source}: spacing {spacing} is too coarse, no lattice point falls inside the body (extents {:?}); fix: use a smaller spacing",
             ext.to_array()
         )));
     };

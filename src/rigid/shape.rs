@@ -139,15 +139,15 @@ impl Shape {
         }
     }
 
-    /// The same solid moved by `-offset` (a primitive cannot move off its centre; only meshes
-    /// are translated).
-    pub fn translated_mesh(&self, offset: DVec3) -> Shape {
+    /// The same solid in coordinates whose origin is `centre` (the centre of mass): a mesh is
+    /// moved by `-centre`; primitives already have their centre of mass on the origin.
+    pub fn centred_on(&self, centre: DVec3) -> Shape {
         match self {
             Shape::Primitive(p) => Shape::Primitive(*p),
             Shape::Mesh(m) => {
                 let mut mesh = m.mesh.clone();
                 for v in &mut mesh.vertices {
-                    *v -= offset;
+                    *v -= centre;
                 }
                 Shape::Mesh(MeshSolid::new(mesh))
             }

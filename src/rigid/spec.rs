@@ -384,20 +384,7 @@ impl BodySpec {
 }
 
 fn read_and_scale(file: &Path, scale: DVec3) -> Result<TriMesh> {
-    let ext = file
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(|e| e.to_ascii_lowercase());
-    let mut mesh = match ext.as_deref() {
-        Some("ply") => super::mesh::read_ply(file)?,
-        Some("obj") => super::mesh::read_obj(file)?,
-        _ => {
-            return Err(Error::input(format!(
-                "{}: unknown mesh format; use a .ply or .obj file",
-                file.display()
-            )));
-        }
-    };
+    let mut mesh = super::mesh::read(file)?;
     mesh.transform(scale, DQuat::IDENTITY, DVec3::ZERO);
     Ok(mesh)
 }

@@ -81,7 +81,9 @@ mod tests {
         assert_eq!((r.frame, r.time, r.body.as_str()), (7, 0.125, "ball"));
         assert_eq!(r.values[0..3], [1.0, -2.5, 1e-7]);
         assert_eq!(r.values[3], b.state.q.w);
-        assert!((DVec3::from_slice(&r.values[10..13]) - DVec3::new(-1.0, 0.0, 2.0)).length() < 1e-12);
+        assert!(
+            (DVec3::from_slice(&r.values[10..13]) - DVec3::new(-1.0, 0.0, 2.0)).length() < 1e-12
+        );
         assert!(parse("frame,time\n").is_err());
     }
 }
