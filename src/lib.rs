@@ -1,8 +1,13 @@
 //! sphrigid: liquid (Clavet et al. 2005 SPH) and rigid bodies made of particles, coupled through
 //! an exact linear complementarity solve, written as PLY frame sequences.
+pub mod backend;
 pub mod cli;
 pub mod error;
 pub mod lcp;
+pub mod liquid;
+pub mod output;
 pub mod rigid;
+pub mod scene;
+pub mod sim;
 
 pub use error::{Error, Result};

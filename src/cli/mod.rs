@@ -2,8 +2,11 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+pub mod bench;
+pub mod check;
 pub mod inertia;
 pub mod lcp;
+pub mod run;
 
 /// Liquid and rigid bodies, coupled exactly, written as PLY frame sequences.
 #[derive(Debug, Parser)]
@@ -15,6 +18,12 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Simulate a scene and write its frames.
+    Run(run::RunArgs),
+    /// Validate a scene and summarise it without running it.
+    Check(check::CheckArgs),
+    /// Time the step of a scene, phase by phase.
+    Bench(bench::BenchArgs),
     /// Solve or inspect linear complementarity problems.
     Lcp(lcp::LcpArgs),
     /// Mass properties of a mesh: the exact solid and its particle clump.
@@ -36,6 +45,9 @@ pub fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
+        Command::Run(args) => run::run(args),
+        Command::Check(args) => check::run(args),
+        Command::Bench(args) => bench::run(args),
         Command::Lcp(args) => lcp::run(args),
         Command::Inertia(args) => inertia::run(args),
     };

@@ -1,0 +1,69 @@
+//! `sphrigid check`: validate a scene and summarise it without running it.
+use crate::liquid::{LiquidParams, Particles};
+use crate::{Result, scene};
+use std::path::PathBuf;
+
+/// Arguments of `sphrigid check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The scene file (TOML).
+    pub scene: PathBuf,
+    /// Override a scene value by its dotted path.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// Bytes of CPU memory per liquid particle: position, previous position, velocity, scratch
+/// velocity and displacement (16 each), id, phase, kernel sums, pressures, cell (4 each) and
+/// the grid's permutation (4).
+pub const CPU_BYTES_PER_PARTICLE: usize = 5 * 16 + 8 * 4;
+
+/// Run `sphrigid check`.
+pub fn run(args: CheckArgs) -> Result<()> {
+    let loaded = scene::load(&args.scene, &args.set)?;
+    let s = &loaded.scene;
+    let params = LiquidParams::from_scene(s);
+    let particles = Particles::from_blocks(&s.liquid);
+    let mass: f64 = particles
+        .phase
+        .iter()
+        .map(|&ph| params.phases[ph as usize].mass as f64)
+        .sum();
+    let substeps = LiquidParams::substeps(s);
+    let dt = 1.0 / (s.time.fps * substeps as f64);
+    println!("scene {}: ok", args.scene.display());
+    println!("  liquid blocks      {}", s.liquid.len());
+    println!("  particles          {}", particles.len());
+    println!("  total mass         {mass:.6} kg");
+    println!(
+        "  spacing            {} m (radius {} m)",
+        params.spacing,
+        params.spacing / 2.0
+    );
+    println!("  kernel radius h    {} m", params.h);
+    println!(
+        "  rest kernel sum    {:.6} (rho0, measured on the lattice)",
+        params.rho0
+    );
+    println!(
+        "  frames             {} at {} fps ({} s)",
+        s.time.frames,
+        s.time.fps,
+        s.time.frames as f64 / s.time.fps
+    );
+    println!(
+        "  step               {dt:.3e} s, {substeps} per frame (stable step {:.3e} s)",
+        LiquidParams::stable_dt(s)
+    );
+    println!(
+        "  steps in all       {}",
+        substeps as u64 * s.time.frames as u64
+    );
+    println!(
+        "  memory estimate    {:.1} MiB (CPU), {:.1} MiB per frame on disk",
+        (particles.len() * CPU_BYTES_PER_PARTICLE) as f64 / (1 << 20) as f64,
+        (particles.len() * 32) as f64 / (1 << 20) as f64
+    );
+    println!("  output             {}", loaded.output_dir(None).display());
+    Ok(())
+}

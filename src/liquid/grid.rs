@@ -1,0 +1,168 @@
+//! Uniform neighbour grid with cell size h: counting sort of the particles by (cell, id), so that
+//! every neighbour sum runs in the same order on every run.
+use super::particles::Particles;
+use crate::{Error, Result};
+use glam::Vec3A;
+use rayon::prelude::*;
+
+/// The most cells a grid may have before the liquid is judged to have spread out of bounds.
+pub const MAX_CELLS: usize = 1 << 27;
+
+/// Cells of size h over the particles' bounding box, particles sorted by cell.
+#[derive(Debug, Clone, Default)]
+pub struct Grid {
+    /// Cell edge length (the kernel radius h), m.
+    pub cell: f32,
+    origin: Vec3A,
+    dims: [u32; 3],
+    /// `cell_start[c]..cell_start[c+1]` are the slots of the particles in cell `c`.
+    pub cell_start: Vec<u32>,
+    /// The linear cell index of each slot.
+    pub cell_of: Vec<u32>,
+    scratch: Vec<u32>,
+}
+
+impl Grid {
+    /// An empty grid with the given cell size.
+    pub fn new(cell: f32) -> Grid {
+        Grid {
+            cell,
+            ..Default::default()
+        }
+    }
+
+    /// Grid dimensions (cells along x, y, z).
+    pub fn dims(&self) -> [u32; 3] {
+        self.dims
+    }
+
+    fn cell_coords(&self, p: Vec3A) -> [u32; 3] {
+        let c = ((p - self.origin) / self.cell).floor();
+        [
+            (c.x.max(0.0) as u32).min(self.dims[0] - 1),
+            (c.y.max(0.0) as u32).min(self.dims[1] - 1),
+            (c.z.max(0.0) as u32).min(self.dims[2] - 1),
+        ]
+    }
+
+    fn linear(&self, c: [u32; 3]) -> u32 {
+        (c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]
+    }
+
+    /// Bin the particles and reorder them in place by (cell, id).
+    pub fn build(&mut self, p: &mut Particles) -> Result<()> {
+        let n = p.len();
+        if n == 0 {
+            self.dims = [1, 1, 1];
+            self.cell_start = vec![0, 0];
+            self.cell_of.clear();
+            return Ok(());
+        }
+        let (lo, hi) = p
+            .pos
+            .par_iter()
+            .fold(
+                || (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
+                |(lo, hi), &x| (lo.min(x), hi.max(x)),
+            )
+            .reduce(
+                || (Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)),
+                |a, b| (a.0.min(b.0), a.1.max(b.1)),
+            );
+        if !lo.is_finite() || !hi.is_finite() {
+            return Err(Error::Run(
+                "a liquid particle's position is not finite (NaN or infinity): the step is \
+                 unstable; lower time.substeps' step (raise substeps) or the stiffness"
+                    .into(),
+            ));
+        }
+        let span = ((hi - lo) / self.cell).floor() + Vec3A::ONE;
+        let cells = span.x as f64 * span.y as f64 * span.z as f64;
+        if cells > MAX_CELLS as f64 {
+            return Err(Error::Run(format!(
+                "the liquid has spread over {:.3?} m ({cells:.0} grid cells); give the scene a \
+                 container, or check for an unstable step",
+                hi - lo
+            )));
+        }
+        self.origin = lo;
+        self.dims = [span.x as u32, span.y as u32, span.z as u32];
+        let ncells = cells as usize;
+
+        // Cell of every particle, counts, exclusive prefix sum, stable scatter.
+        let cell_of: Vec<u32> = p
+            .pos
+            .par_iter()
+            .map(|&x| self.linear(self.cell_coords(x)))
+            .collect();
+        self.cell_start.clear();
+        self.cell_start.resize(ncells + 1, 0);
+        for &c in &cell_of {
+            self.cell_start[c as usize + 1] += 1;
+        }
+        for c in 0..ncells {
+            self.cell_start[c + 1] += self.cell_start[c];
+        }
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&self.cell_start[..ncells]);
+        let mut perm = vec![0u32; n];
+        for (k, &c) in cell_of.iter().enumerate() {
+            let slot = &mut self.scratch[c as usize];
+            perm[*slot as usize] = k as u32;
+            *slot += 1;
+        }
+        // Within a cell, order by id (insertion sort: cells are small and nearly sorted).
+        for c in 0..ncells {
+            let s = &mut perm[self.cell_start[c] as usize..self.cell_start[c + 1] as usize];
+            for a in 1..s.len() {
+                let mut b = a;
+                while b > 0 && p.id[s[b - 1] as usize] > p.id[s[b] as usize] {
+                    s.swap(b - 1, b);
+                    b -= 1;
+                }
+            }
+        }
+        self.cell_of = perm.iter().map(|&k| cell_of[k as usize]).collect();
+        p.permute(&perm);
+        Ok(())
+    }
+
+    /// Call `f(j, r, r2)` for every other particle `j` within the kernel radius `h` of slot `i`,
+    /// where `r = pos[j] - pos[i]` and `r2 = |r|^2`, in a fixed order.
+    #[inline(always)]
+    pub fn for_each_neighbour(
+        &self,
+        pos: &[Vec3A],
+        i: usize,
+        h: f32,
+        mut f: impl FnMut(usize, Vec3A, f32),
+    ) {
+        let xi = pos[i];
+        let h2 = h * h;
+        let c = self.cell_of[i];
+        let (nx, ny) = (self.dims[0], self.dims[1]);
+        let cx = c % nx;
+        let cy = (c / nx) % ny;
+        let cz = c / (nx * ny);
+        let x0 = cx.saturating_sub(1);
+        let x1 = (cx + 1).min(nx - 1);
+        for z in cz.saturating_sub(1)..=(cz + 1).min(self.dims[2] - 1) {
+            for y in cy.saturating_sub(1)..=(cy + 1).min(ny - 1) {
+                let row = (z * ny + y) * nx;
+                let start = self.cell_start[(row + x0) as usize] as usize;
+                let end = self.cell_start[(row + x1) as usize + 1] as usize;
+                for (k, &xj) in pos[start..end].iter().enumerate() {
+                    let j = start + k;
+                    if j == i {
+                        continue;
+                    }
+                    let r = xj - xi;
+                    let r2 = r.length_squared();
+                    if r2 < h2 {
+                        f(j, r, r2);
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! Liquid particles in structure-of-arrays layout, and filling blocks on a cubic lattice.
+use crate::scene::LiquidBlock;
+use glam::Vec3A;
+
+/// All liquid particles. Arrays are kept in neighbour-grid order (by cell, then id); `id` says
+/// which particle each slot holds.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Particles {
+    /// Positions, m.
+    pub pos: Vec<Vec3A>,
+    /// Positions at the start of the step, m.
+    pub prev: Vec<Vec3A>,
+    /// Velocities, m/s.
+    pub vel: Vec<Vec3A>,
+    /// Stable particle ids, 0..n.
+    pub id: Vec<u32>,
+    /// Index of the liquid block (phase) each particle came from.
+    pub phase: Vec<u32>,
+    /// Kernel sum `sum (1-q)^2` of the last relaxation pass (dimensionless).
+    pub rho: Vec<f32>,
+}
+
+/// Number of lattice sites along each axis of a block, and the offset that centres them.
+pub fn lattice_dims(block: &LiquidBlock) -> ([usize; 3], [f64; 3]) {
+    let mut n = [0usize; 3];
+    let mut offset = [0.0; 3];
+    for a in 0..3 {
+        let extent = block.max[a] - block.min[a];
+        n[a] = (extent / block.spacing + 1e-6).floor() as usize;
+        offset[a] = block.min[a] + 0.5 * (extent - n[a] as f64 * block.spacing);
+    }
+    (n, offset)
+}
+
+impl Particles {
+    /// Number of particles.
+    pub fn len(&self) -> usize {
+        self.pos.len()
+    }
+
+    /// Whether there are no particles.
+    pub fn is_empty(&self) -> bool {
+        self.pos.is_empty()
+    }
+
+    /// Fill every block with particles at cell centres of its lattice, ids in block order.
+    pub fn from_blocks(blocks: &[LiquidBlock]) -> Particles {
+        let mut p = Particles::default();
+        for (phase, b) in blocks.iter().enumerate() {
+            let (n, offset) = lattice_dims(b);
+            let v = Vec3A::from_array(b.velocity.map(|x| x as f32));
+            for k in 0..n[2] {
+                for j in 0..n[1] {
+                    for i in 0..n[0] {
+                        let x = [i, j, k].map(|c| c as f64 + 0.5);
+                        let pos = Vec3A::new(
+                            (offset[0] + x[0] * b.spacing) as f32,
+                            (offset[1] + x[1] * b.spacing) as f32,
+                            (offset[2] + x[2] * b.spacing) as f32,
+                        );
+                        p.push(pos, v, phase as u32);
+                    }
+                }
+            }
+        }
+        p
+    }
+
+    /// Append one particle with the next id.
+    pub fn push(&mut self, pos: Vec3A, vel: Vec3A, phase: u32) {
+        self.id.push(self.pos.len() as u32);
+        self.pos.push(pos);
+        self.prev.push(pos);
+        self.vel.push(vel);
+        self.phase.push(phase);
+        self.rho.push(0.0);
+    }
+
+    /// Reorder every array so that slot `k` holds what slot `perm[k]` held.
+    pub fn permute(&mut self, perm: &[u32]) {
+        use rayon::prelude::*;
+        fn gather<T: Copy + Send + Sync>(v: &mut Vec<T>, perm: &[u32]) {
+            let out: Vec<T> = perm.par_iter().map(|&k| v[k as usize]).collect();
+            *v = out;
+        }
+        gather(&mut self.pos, perm);
+        gather(&mut self.prev, perm);
+        gather(&mut self.vel, perm);
+        gather(&mut self.id, perm);
+        gather(&mut self.phase, perm);
+        gather(&mut self.rho, perm);
+    }
+
+    /// For each id, the slot that holds it.
+    pub fn slots_by_id(&self) -> Vec<u32> {
+        let mut slot = vec![0u32; self.len()];
+        for (k, &id) in self.id.iter().enumerate() {
+            slot[id as usize] = k as u32;
+        }
+        slot
+    }
+}

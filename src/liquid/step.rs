@@ -1,0 +1,97 @@
+//! One liquid step in the order of DESIGN.md: gravity, viscosity, prediction, relaxation,
+//! walls, velocity update.
+use super::grid::Grid;
+use super::params::LiquidParams;
+use super::particles::Particles;
+use super::relaxation::{self, RelaxationBuffers};
+use super::viscosity;
+use super::walls;
+use crate::Result;
+use crate::sim::timing::{Phase, PhaseTimes};
+use glam::Vec3A;
+use rayon::prelude::*;
+
+/// The CPU (rayon) liquid solver: its grid and scratch buffers.
+#[derive(Debug, Clone)]
+pub struct LiquidSolver {
+    /// Parameters derived from the scene.
+    pub params: LiquidParams,
+    /// The neighbour grid, rebuilt twice a step.
+    pub grid: Grid,
+    buffers: RelaxationBuffers,
+    dv: Vec<Vec3A>,
+}
+
+impl LiquidSolver {
+    /// A solver for the given parameters.
+    pub fn new(params: LiquidParams) -> LiquidSolver {
+        let grid = Grid::new(params.h);
+        LiquidSolver {
+            params,
+            grid,
+            buffers: RelaxationBuffers::default(),
+            dv: Vec::new(),
+        }
+    }
+
+    /// Bin the particles and compute their kernel sums without moving them (for frame 0).
+    pub fn update_densities(&mut self, p: &mut Particles) -> Result<()> {
+        self.grid.build(p)?;
+        self.buffers.resize(p.len());
+        relaxation::densities(
+            &p.pos,
+            &self.grid,
+            self.params.h,
+            &mut p.rho,
+            &mut self.buffers.rho_near,
+        );
+        Ok(())
+    }
+
+    /// Advance the particles by `dt` seconds.
+    pub fn step(&mut self, p: &mut Particles, dt: f32, times: &mut PhaseTimes) -> Result<()> {
+        if p.is_empty() {
+            return Ok(());
+        }
+        let params = &self.params;
+        times.time(Phase::Grid, || self.grid.build(p))?;
+        let g = params.gravity * dt;
+        times.time(Phase::Integrate, || {
+            p.vel.par_iter_mut().for_each(|v| *v += g)
+        });
+        times.time(Phase::Viscosity, || {
+            viscosity::apply_viscosity(p, &self.grid, params, dt, &mut self.dv)
+        });
+        times.time(Phase::Integrate, || {
+            p.prev.copy_from_slice(&p.pos);
+            p.pos
+                .par_iter_mut()
+                .zip(p.vel.par_iter())
+                .for_each(|(x, v)| *x += *v * dt);
+        });
+        times.time(Phase::Grid, || self.grid.build(p))?;
+        self.buffers.resize(p.len());
+        let b = &mut self.buffers;
+        for _ in 0..params.passes {
+            times.time(Phase::Density, || {
+                relaxation::densities(&p.pos, &self.grid, params.h, &mut p.rho, &mut b.rho_near);
+                relaxation::pressures(&p.phase, params, &p.rho, &b.rho_near, &mut b.press);
+            });
+            times.time(Phase::Relaxation, || {
+                relaxation::displacements(p, &self.grid, params, &b.press, dt, &mut b.dx);
+                relaxation::apply_displacements(p, &b.dx);
+            });
+        }
+        if let Some(w) = &params.walls {
+            times.time(Phase::Collisions, || walls::apply_walls(p, w, dt));
+        }
+        let inv_dt = 1.0 / dt;
+        times.time(Phase::Integrate, || {
+            p.vel
+                .par_iter_mut()
+                .zip(p.pos.par_iter().zip(p.prev.par_iter()))
+                .for_each(|(v, (x, x0))| *v = (*x - *x0) * inv_dt);
+        });
+        Ok(())
+    }
+}

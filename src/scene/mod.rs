@@ -1,0 +1,99 @@
+//! Scene files: reading TOML, applying `--set` overrides, and validating every value.
+pub mod locate;
+pub mod overrides;
+pub mod schema;
+pub mod validate;
+
+pub use overrides::Override;
+pub use schema::{Container, LiquidBlock, Scene, SolverSpec, TimeSpec, Viscosity};
+
+use crate::{Error, Result};
+use locate::line_col;
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// A scene read from a file, with the file's name and text kept for messages.
+#[derive(Debug, Clone)]
+pub struct LoadedScene {
+    /// The parsed, overridden and validated scene.
+    pub scene: Scene,
+    /// The scene file.
+    pub file: PathBuf,
+    /// The file's text.
+    pub text: String,
+}
+
+impl LoadedScene {
+    /// The directory that relative paths inside the scene (meshes) are resolved against.
+    pub fn base_dir(&self) -> PathBuf {
+        self.file
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default()
+    }
+
+    /// The output directory: `--out`, else the scene's `output`, else `out/<file stem>`.
+    pub fn output_dir(&self, out: Option<&Path>) -> PathBuf {
+        if let Some(o) = out {
+            return o.to_path_buf();
+        }
+        if let Some(o) = &self.scene.output {
+            return o.clone();
+        }
+        let stem = self
+            .file
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned());
+        Path::new("out").join(stem.unwrap_or_else(|| "scene".into()))
+    }
+}
+
+fn toml_error(file: &Path, text: &str, e: &toml::de::Error, fix: &str) -> Error {
+    let place = match e.span() {
+        Some(span) => {
+            let (line, col) = line_col(text, span.start);
+            format!("{}:{line}:{col}", file.display())
+        }
+        None => file.display().to_string(),
+    };
+    Error::input(format!("{place}: {}; fix: {fix}", e.message().trim()))
+}
+
+/// Read, override and validate a scene file.
+pub fn load(file: &Path, sets: &[String]) -> Result<LoadedScene> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        Error::input(format!(
+            "cannot read scene file {}: {e}; fix: check the path (scenes live in scenes/, e.g. scenes/dam_break.toml)",
+            file.display()
+        ))
+    })?;
+    parse(text, file, sets)
+}
+
+/// Parse, override and validate scene text; `file` names it in messages and anchors relative
+/// paths.
+pub fn parse(text: String, file: &Path, sets: &[String]) -> Result<LoadedScene> {
+    let fix = "see README.md, section 'Scene files', for every key and its type";
+    let mut scene: Scene = toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;
+    if !sets.is_empty() {
+        let mut table: toml::Table =
+            toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;
+        for s in sets {
+            Override::parse(s)?.apply(&mut table)?;
+        }
+        scene = Scene::deserialize(toml::Value::Table(table)).map_err(|e| {
+            Error::input(format!(
+                "{} with --set {}: {}; fix: {fix}",
+                file.display(),
+                sets.join(" --set "),
+                e.message().trim()
+            ))
+        })?;
+    }
+    validate::validate(&scene, &validate::Origin { file, text: &text })?;
+    Ok(LoadedScene {
+        scene,
+        file: file.to_path_buf(),
+        text,
+    })
+}

@@ -1,0 +1,167 @@
+//! The scene file's structure: every key a scene may hold, with its default.
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// A whole scene, as read from a TOML file. Unknown keys are rejected.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scene {
+    /// Output directory; `out/<scene file stem>` when absent. `--out` overrides it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<PathBuf>,
+    /// Gravity in m/s^2.
+    #[serde(default = "default_gravity")]
+    pub gravity: [f64; 3],
+    /// Frames, frame rate and time stepping.
+    #[serde(default)]
+    pub time: TimeSpec,
+    /// Solver settings shared by all liquid blocks.
+    #[serde(default)]
+    pub solver: SolverSpec,
+    /// The axis-aligned box that holds everything; none means no walls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub container: Option<Container>,
+    /// Liquid blocks, each filled with particles on a cubic lattice.
+    #[serde(default)]
+    pub liquid: Vec<LiquidBlock>,
+}
+
+/// Frames, frame rate and time stepping.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeSpec {
+    /// Frames written per simulated second.
+    #[serde(default = "default_fps")]
+    pub fps: f64,
+    /// Number of frames to simulate after the initial frame 0.
+    #[serde(default = "default_frames")]
+    pub frames: u32,
+    /// Solver steps per frame; when absent it follows from the CFL number in `[solver]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub substeps: Option<u32>,
+}
+
+/// Solver settings shared by all liquid blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolverSpec {
+    /// Jacobi passes of double-density relaxation per step.
+    #[serde(default = "default_relaxation_passes")]
+    pub relaxation_passes: u32,
+    /// Courant number used to choose substeps when `time.substeps` is absent.
+    #[serde(default = "default_cfl")]
+    pub cfl: f64,
+}
+
+/// An axis-aligned box of static walls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Container {
+    /// Lower corner, m.
+    pub min: [f64; 3],
+    /// Upper corner, m.
+    pub max: [f64; 3],
+    /// Normal restitution of liquid against the walls, 0..1.
+    #[serde(default)]
+    pub restitution: f64,
+    /// Coulomb friction coefficient of liquid against the walls.
+    #[serde(default)]
+    pub friction: f64,
+}
+
+/// A box of liquid and the parameters of its particles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiquidBlock {
+    /// Lower corner of the region filled, m.
+    pub min: [f64; 3],
+    /// Upper corner of the region filled, m.
+    pub max: [f64; 3],
+    /// Lattice spacing between particles, m (the particle diameter).
+    #[serde(default = "default_spacing")]
+    pub spacing: f64,
+    /// Rest density, kg/m^3; a particle's mass is density * spacing^3.
+    #[serde(default = "default_density")]
+    pub density: f64,
+    /// Pressure stiffness k in m^2/s^2 (about the squared speed of sound).
+    #[serde(default = "default_stiffness")]
+    pub stiffness: f64,
+    /// Near-pressure stiffness k_near in m^2/s^2 (keeps particles apart, gives surface tension).
+    #[serde(default = "default_near_stiffness")]
+    pub near_stiffness: f64,
+    /// Kernel radius h as a multiple of the spacing.
+    #[serde(default = "default_kernel_radius")]
+    pub kernel_radius: f64,
+    /// Keep negative pressures (Clavet's cohesion and surface tension, for goo and drops);
+    /// off clamps the pressure at zero, as water at these scales needs.
+    #[serde(default)]
+    pub cohesion: bool,
+    /// Initial velocity, m/s.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Viscosity impulses.
+    #[serde(default)]
+    pub viscosity: Viscosity,
+}
+
+/// Clavet's viscosity impulse coefficients.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Viscosity {
+    /// Linear coefficient sigma, 1/s.
+    #[serde(default)]
+    pub sigma: f64,
+    /// Quadratic coefficient beta, 1/m.
+    #[serde(default)]
+    pub beta: f64,
+}
+
+fn default_gravity() -> [f64; 3] {
+    [0.0, -9.81, 0.0]
+}
+fn default_fps() -> f64 {
+    60.0
+}
+fn default_frames() -> u32 {
+    60
+}
+fn default_relaxation_passes() -> u32 {
+    1
+}
+fn default_cfl() -> f64 {
+    0.4
+}
+fn default_spacing() -> f64 {
+    0.01
+}
+fn default_density() -> f64 {
+    1000.0
+}
+fn default_stiffness() -> f64 {
+    100.0
+}
+fn default_near_stiffness() -> f64 {
+    1.0
+}
+fn default_kernel_radius() -> f64 {
+    2.0
+}
+
+impl Default for TimeSpec {
+    fn default() -> Self {
+        TimeSpec {
+            fps: default_fps(),
+            frames: default_frames(),
+            substeps: None,
+        }
+    }
+}
+
+impl Default for SolverSpec {
+    fn default() -> Self {
+        SolverSpec {
+            relaxation_passes: default_relaxation_passes(),
+            cfl: default_cfl(),
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Wall-clock time spent in each phase of the step, for `sphrigid bench` and the run summary.
+use std::time::{Duration, Instant};
+
+/// The phases a step is timed in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Binning and sorting particles into the neighbour grid.
+    Grid,
+    /// Gravity, prediction and the velocity update.
+    Integrate,
+    /// Viscosity impulses.
+    Viscosity,
+    /// Kernel sums and pressures.
+    Density,
+    /// Relaxation displacements.
+    Relaxation,
+    /// Walls (and later bodies).
+    Collisions,
+    /// Writing frames.
+    Output,
+}
+
+impl Phase {
+    /// Every phase, in step order.
+    pub const ALL: [Phase; 7] = [
+        Phase::Grid,
+        Phase::Integrate,
+        Phase::Viscosity,
+        Phase::Density,
+        Phase::Relaxation,
+        Phase::Collisions,
+        Phase::Output,
+    ];
+
+    /// The phase's name in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Grid => "grid",
+            Phase::Integrate => "integrate",
+            Phase::Viscosity => "viscosity",
+            Phase::Density => "density",
+            Phase::Relaxation => "relaxation",
+            Phase::Collisions => "collisions",
+            Phase::Output => "output",
+        }
+    }
+}
+
+/// Accumulated time per phase.
+#[derive(Debug, Clone, Default)]
+pub struct PhaseTimes {
+    totals: [Duration; 7],
+}
+
+impl PhaseTimes {
+    /// Run `f`, adding its duration to `phase`.
+    #[inline]
+    pub fn time<T>(&mut self, phase: Phase, f: impl FnOnce() -> T) -> T {
+        let t = Instant::now();
+        let out = f();
+        self.totals[phase as usize] += t.elapsed();
+        out
+    }
+
+    /// Total time in `phase`.
+    pub fn get(&self, phase: Phase) -> Duration {
+        self.totals[phase as usize]
+    }
+
+    /// Total over all phases.
+    pub fn total(&self) -> Duration {
+        self.totals.iter().sum()
+    }
+}

@@ -1,0 +1,47 @@
+//! Helpers shared by the integration tests: scenes from text, running the binary.
+#![allow(dead_code)]
+use sphrigid::scene::{self, LoadedScene};
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// Parse and validate scene text as if it came from `test.toml`.
+pub fn scene(text: &str) -> LoadedScene {
+    scene::parse(text.to_string(), Path::new("test.toml"), &[]).expect("the test scene is valid")
+}
+
+/// Run the `sphrigid` binary with the given arguments.
+pub fn sphrigid(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_sphrigid"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Read a fluid PLY written by sphrigid with an independent reader (ply-rs-bw): per vertex
+/// `[x, y, z, vx, vy, vz, density]` and id.
+pub fn read_fluid_ply(path: &Path) -> Vec<([f32; 7], i32)> {
+    use ply_rs_bw::parser::Parser;
+    use ply_rs_bw::ply::{DefaultElement, Property};
+    let mut f = std::fs::File::open(path).expect("the frame exists");
+    let ply = Parser::<DefaultElement>::new()
+        .read_ply(&mut f)
+        .expect("the frame parses as PLY");
+    let names = ["x", "y", "z", "vx", "vy", "vz", "density"];
+    ply.payload["vertex"]
+        .iter()
+        .map(|v| {
+            let mut vals = [0f32; 7];
+            for (k, n) in names.iter().enumerate() {
+                vals[k] = match v[*n] {
+                    Property::Float(x) => x,
+                    ref other => panic!("{n} is {other:?}, not a float"),
+                };
+            }
+            let id = match v["id"] {
+                Property::Int(i) => i,
+                ref other => panic!("id is {other:?}, not an int"),
+            };
+            (vals, id)
+        })
+        .collect()
+}

@@ -1,0 +1,70 @@
+//! Liquid at rest in a box settles: the particles come to rest, the free surface is flat, the
+//! count is conserved and no particle leaves the container.
+mod common;
+use sphrigid::sim::Simulation;
+
+#[test]
+fn liquid_in_a_box_settles_flat_and_stays_inside() {
+    // 15 x 7 x 15 particles, 4 mm apart, in a 6 cm box; a little viscosity damps the sloshing
+    // that the lattice starts with.
+    let scene = common::scene(
+        r#"
+        [time]
+        fps = 50
+        [container]
+        min = [0, 0, 0]
+        max = [0.06, 0.06, 0.06]
+        [[liquid]]
+        min = [0, 0, 0]
+        max = [0.06, 0.028, 0.06]
+        spacing = 0.004
+        viscosity = { sigma = 20 }
+        "#,
+    );
+    let mut sim = Simulation::new(&scene.scene);
+    let n = sim.particles.len();
+    assert_eq!(n, 15 * 7 * 15);
+    let s = sim.liquid.params.spacing;
+    let r = s / 2.0;
+    for _frame in 0..75 {
+        sim.advance_frame().unwrap();
+        for x in &sim.particles.pos {
+            // Particle centres keep a radius from every wall (f32 rounding allowed).
+            assert!(
+                x.min_element() >= r - 1e-6 && x.max_element() <= 0.06 - r + 1e-6,
+                "{x} left the box"
+            );
+        }
+    }
+    assert_eq!(sim.particles.len(), n);
+    let p = &sim.particles;
+    // At rest: the fastest particle moves below 3% of the gravity-wave speed sqrt(g H).
+    let vmax = p.vel.iter().map(|v| v.length()).fold(0.0f32, f32::max);
+    let wave = (9.81f32 * 0.028).sqrt();
+    assert!(
+        vmax < 0.03 * wave,
+        "max speed {vmax} m/s after 1.5 s (limit {})",
+        0.03 * wave
+    );
+    // Flat: the top particle of each 1 cm x 1 cm column lies within half a spacing of the mean.
+    let mut tops = std::collections::BTreeMap::new();
+    for x in &p.pos {
+        let key = ((x.x / 0.01) as i32, (x.z / 0.01) as i32);
+        let top = tops.entry(key).or_insert(f32::MIN);
+        *top = top.max(x.y);
+    }
+    let mean = tops.values().sum::<f32>() / tops.len() as f32;
+    let worst = tops
+        .values()
+        .map(|t| (t - mean).abs())
+        .fold(0.0f32, f32::max);
+    assert!(
+        worst < 0.5 * s,
+        "surface height varies by {worst} m around {mean} m"
+    );
+    // The liquid's level matches its volume within two spacings (no gas-like expansion).
+    assert!(
+        (mean - 0.028).abs() < 2.0 * s,
+        "surface at {mean} m, expected near 0.028 m"
+    );
+}
