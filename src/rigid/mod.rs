@@ -1,6 +1,7 @@
 //! Rigid bodies as clumps of sphere particles: mass properties, sampling, motion.
 pub mod body;
 pub mod clump;
+pub mod frames;
 pub mod free_rotation;
 pub mod integrators;
 pub mod mass_properties;

@@ -383,6 +383,30 @@ impl BodySpec {
     }
 }
 
+/// Build every body of a scene; `scene_file` names the scene in messages and its directory
+/// anchors mesh paths; `default_spacing` is the liquid's spacing, if the scene has liquid.
+pub fn build_bodies(
+    specs: &[BodySpec],
+    scene_file: &Path,
+    default_spacing: Option<f64>,
+) -> Result<Vec<RigidBody>> {
+    let base = scene_file.parent().unwrap_or(Path::new(""));
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.build(base, default_spacing).map_err(|e| match e {
+                Error::Input(m) => Error::input(format!(
+                    "{}: body[{i}] '{}': {m}",
+                    scene_file.display(),
+                    s.name
+                )),
+                other => other,
+            })
+        })
+        .collect()
+}
+
 fn read_and_scale(file: &Path, scale: DVec3) -> Result<TriMesh> {
     let mut mesh = super::mesh::read(file)?;
     mesh.transform(scale, DQuat::IDENTITY, DVec3::ZERO);

@@ -4,8 +4,9 @@ use super::body::RigidBody;
 /// The header line (without newline).
 pub const HEADER: &str = "frame,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
 
-/// One row (without newline): the centre of mass, the orientation quaternion, the linear
-/// velocity and the world-frame angular velocity, each in the shortest exact decimal form.
+/// One row (without newline): the centre of mass, the orientation quaternion (body to world),
+/// the linear velocity and the world-frame angular velocity, each in the shortest decimal
+/// form that reads back exactly.
 pub fn row(frame: u32, time: f64, body: &RigidBody) -> String {
     let (x, q, v, w) = (
         body.state.x,
@@ -13,10 +14,24 @@ pub fn row(frame: u32, time: f64, body: &RigidBody) -> String {
         body.velocity(),
         body.angular_velocity(),
     );
-    format!(
-        "{frame},{time},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-        body.name, x.x, x.y, x.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z
-    )
+    let mut s = format!("{frame},{},{}", num(time), body.name);
+    for c in [
+        x.x, x.y, x.z, q.w, q.x, q.y, q.z, v.x, v.y, v.z, w.x, w.y, w.z,
+    ] {
+        s.push(',');
+        s.push_str(&num(c));
+    }
+    s
+}
+
+/// The shortest decimal that reads back as exactly `v`: plain for moderate magnitudes,
+/// scientific (`1.5e-7`) for tiny and huge ones.
+fn num(v: f64) -> String {
+    if v == 0.0 || (1e-4..1e7).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
 }
 
 /// A parsed row of the file.
@@ -71,6 +86,7 @@ mod tests {
         let shape = Shape::Primitive(Primitive::Sphere { radius: 0.5 });
         let mut b = RigidBody::new("ball", &shape, 1000.0, 0.1).unwrap();
         b.state.x = DVec3::new(1.0, -2.5, 1e-7);
+        assert!(row(0, 0.0, &b).contains(",1e-7,"));
         b.state.q = DQuat::from_rotation_y(0.3);
         b.set_velocity(DVec3::new(0.1, 0.2, 0.3));
         b.set_angular_velocity(DVec3::new(-1.0, 0.0, 2.0));
