@@ -200,7 +200,6 @@ name = "slab"
 shape = { type = "box", size = [2, 0.1, 2] }
 position = [0, -1, 0]
 orientation = { axis = [1, 0, 0], degrees = 10 }
-velocity = [5, 5, 5]
 dynamic = false
 
 [[body]]

@@ -293,6 +293,20 @@ impl BodySpec {
         if let Some(o) = &self.orientation {
             o.quat()?;
         }
+        if !self.dynamic {
+            let moving = [
+                ("velocity", self.velocity),
+                ("angular_velocity", self.angular_velocity),
+                ("torque_impulse", self.torque_impulse.unwrap_or_default()),
+            ];
+            if let Some((key, v)) = moving.iter().find(|(_, v)| v.iter().any(|x| *x != 0.0)) {
+                return bad(
+                    key,
+                    format!("{v:?} given to a static body, which never moves"),
+                    "remove it, or set dynamic = true",
+                );
+            }
+        }
         if !(self.restitution.is_finite() && (0.0..=1.0).contains(&self.restitution)) {
             return bad(
                 "restitution",
