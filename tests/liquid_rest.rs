@@ -26,7 +26,7 @@ fn liquid_in_a_box_settles_flat_and_stays_inside() {
     assert_eq!(n, 15 * 7 * 15);
     let s = sim.liquid.params.spacing;
     let r = s / 2.0;
-    for _frame in 0..75 {
+    for _frame in 0..100 {
         sim.advance_frame().unwrap();
         for x in &sim.particles.pos {
             // Particle centres keep a radius from every wall (f32 rounding allowed).

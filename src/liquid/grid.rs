@@ -1,5 +1,6 @@
 //! Uniform neighbour grid with cell size h: counting sort of the particles by (cell, id), so that
-//! every neighbour sum runs in the same order on every run.
+//! every neighbour sum runs in the same order on every run. (Cells of h/2 with a 5x5x5 search
+//! visit fewer candidates but measured twice as slow here: 25 short rows instead of 9.)
 use super::particles::Particles;
 use crate::{Error, Result};
 use glam::Vec3A;

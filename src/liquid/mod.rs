@@ -1,6 +1,7 @@
 //! The liquid: Clavet et al. 2005 double-density relaxation SPH on the CPU, one module per
 //! phase of the step.
 pub mod grid;
+pub mod neighbours;
 pub mod params;
 pub mod particles;
 pub mod relaxation;

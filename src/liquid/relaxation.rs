@@ -1,24 +1,34 @@
 //! Double-density relaxation (Clavet et al. 2005, section 4) in the gather (Jacobi) form:
 //! each particle sums its own displacement from symmetric pair terms.
-use super::grid::Grid;
+use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
-use super::particles::Particles;
 use glam::Vec3A;
 use rayon::prelude::*;
 
-/// Kernel sums `rho = sum (1-q)^2` and `rho_near = sum (1-q)^3` of every slot.
-pub fn densities(pos: &[Vec3A], grid: &Grid, h: f32, rho: &mut [f32], rho_near: &mut [f32]) {
+/// Kernel sums `rho = sum (1-q)^2` and `rho_near = sum (1-q)^3` of every slot over its
+/// neighbours closer than `h`.
+pub fn densities(
+    pos: &[Vec3A],
+    lists: &NeighbourLists,
+    h: f32,
+    rho: &mut [f32],
+    rho_near: &mut [f32],
+) {
+    let inv_h = 1.0 / h;
     rho.par_iter_mut()
         .zip(rho_near.par_iter_mut())
         .enumerate()
         .for_each(|(i, (r_out, n_out))| {
+            let xi = pos[i];
             let (mut r, mut n) = (0.0f32, 0.0f32);
-            grid.for_each_neighbour(pos, i, h, |_, _, r2| {
-                let a = 1.0 - r2.sqrt() / h;
-                let a2 = a * a;
-                r += a2;
-                n += a2 * a;
-            });
+            for &j in lists.of(i) {
+                let a = 1.0 - (pos[j as usize] - xi).length() * inv_h;
+                if a > 0.0 {
+                    let a2 = a * a;
+                    r += a2;
+                    n += a2 * a;
+                }
+            }
             *r_out = r;
             *n_out = n;
         });
@@ -46,8 +56,9 @@ pub fn pressures(
 /// The displacement of every slot:
 /// `dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij`.
 pub fn displacements(
-    p: &Particles,
-    grid: &Grid,
+    pos: &[Vec3A],
+    phase: &[u32],
+    lists: &NeighbourLists,
     params: &LiquidParams,
     press: &[[f32; 2]],
     dt: f32,
@@ -56,21 +67,30 @@ pub fn displacements(
     let h = params.h;
     let dt2 = dt * dt;
     let phases = &params.phases;
+    let uniform = phases.len() == 1;
     dx.par_iter_mut().enumerate().for_each(|(i, out)| {
+        let xi = pos[i];
         let [pi, ni] = press[i];
-        let mi = phases[p.phase[i] as usize].mass;
+        let mi = phases[phase[i] as usize].mass;
         let mut acc = Vec3A::ZERO;
-        grid.for_each_neighbour(&p.pos, i, h, |j, r, r2| {
-            if r2 <= 0.0 {
-                return;
-            }
-            let d = r2.sqrt();
+        for &j in lists.of(i) {
+            let j = j as usize;
+            let r = pos[j] - xi;
+            let d = r.length();
             let a = 1.0 - d / h;
+            if a <= 0.0 || d <= 0.0 {
+                continue;
+            }
             let [pj, nj] = press[j];
-            let mj = phases[p.phase[j] as usize].mass;
+            let w = if uniform {
+                0.5
+            } else {
+                let mj = phases[phase[j] as usize].mass;
+                mj / (mi + mj)
+            };
             let mag = (pi + pj) * a + (ni + nj) * a * a;
-            acc -= r * (mag * mj / ((mi + mj) * d));
-        });
+            acc -= r * (mag * w / d);
+        }
         *out = acc * dt2;
     });
 }
@@ -96,9 +116,8 @@ impl RelaxationBuffers {
 }
 
 /// Apply the displacements computed by [`displacements`].
-pub fn apply_displacements(p: &mut Particles, dx: &[Vec3A]) {
-    p.pos
-        .par_iter_mut()
+pub fn apply_displacements(pos: &mut [Vec3A], dx: &[Vec3A]) {
+    pos.par_iter_mut()
         .zip(dx.par_iter())
         .for_each(|(x, d)| *x += *d);
 }

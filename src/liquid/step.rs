@@ -1,6 +1,7 @@
 //! One liquid step in the order of DESIGN.md: gravity, viscosity, prediction, relaxation,
 //! walls, velocity update.
 use super::grid::Grid;
+use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use super::relaxation::{self, RelaxationBuffers};
@@ -11,13 +12,15 @@ use crate::sim::timing::{Phase, PhaseTimes};
 use glam::Vec3A;
 use rayon::prelude::*;
 
-/// The CPU (rayon) liquid solver: its grid and scratch buffers.
+/// The CPU (rayon) liquid solver: its grid, neighbour lists and scratch buffers.
 #[derive(Debug, Clone)]
 pub struct LiquidSolver {
     /// Parameters derived from the scene.
     pub params: LiquidParams,
-    /// The neighbour grid, rebuilt twice a step.
+    /// The neighbour grid, rebuilt once a step after prediction.
     pub grid: Grid,
+    /// Neighbour lists gathered from the grid.
+    pub lists: NeighbourLists,
     buffers: RelaxationBuffers,
     dv: Vec<Vec3A>,
 }
@@ -29,18 +32,26 @@ impl LiquidSolver {
         LiquidSolver {
             params,
             grid,
+            lists: NeighbourLists::default(),
             buffers: RelaxationBuffers::default(),
             dv: Vec::new(),
         }
     }
 
+    /// Sort the particles into the grid and gather their neighbour lists.
+    pub fn rebuild_neighbours(&mut self, p: &mut Particles) -> Result<()> {
+        self.grid.build(p)?;
+        self.lists.build(&p.pos, &self.grid, self.params.h);
+        Ok(())
+    }
+
     /// Bin the particles and compute their kernel sums without moving them (for frame 0).
     pub fn update_densities(&mut self, p: &mut Particles) -> Result<()> {
-        self.grid.build(p)?;
+        self.rebuild_neighbours(p)?;
         self.buffers.resize(p.len());
         relaxation::densities(
             &p.pos,
-            &self.grid,
+            &self.lists,
             self.params.h,
             &mut p.rho,
             &mut self.buffers.rho_near,
@@ -49,18 +60,23 @@ impl LiquidSolver {
     }
 
     /// Advance the particles by `dt` seconds.
+    ///
+    /// Viscosity runs before prediction on the neighbour lists of the previous step's
+    /// relaxation (pairs filtered by their current distance); the grid and the lists are
+    /// rebuilt once, after prediction, for the relaxation.
     pub fn step(&mut self, p: &mut Particles, dt: f32, times: &mut PhaseTimes) -> Result<()> {
         if p.is_empty() {
             return Ok(());
         }
-        let params = &self.params;
-        times.time(Phase::Grid, || self.grid.build(p))?;
-        let g = params.gravity * dt;
+        if self.lists.len() != p.len() {
+            times.time(Phase::Grid, || self.rebuild_neighbours(p))?;
+        }
+        let g = self.params.gravity * dt;
         times.time(Phase::Integrate, || {
             p.vel.par_iter_mut().for_each(|v| *v += g)
         });
         times.time(Phase::Viscosity, || {
-            viscosity::apply_viscosity(p, &self.grid, params, dt, &mut self.dv)
+            viscosity::apply_viscosity(p, &self.lists, &self.params, dt, &mut self.dv)
         });
         times.time(Phase::Integrate, || {
             p.prev.copy_from_slice(&p.pos);
@@ -69,17 +85,26 @@ impl LiquidSolver {
                 .zip(p.vel.par_iter())
                 .for_each(|(x, v)| *x += *v * dt);
         });
-        times.time(Phase::Grid, || self.grid.build(p))?;
+        times.time(Phase::Grid, || self.rebuild_neighbours(p))?;
+        let params = &self.params;
         self.buffers.resize(p.len());
         let b = &mut self.buffers;
         for _ in 0..params.passes {
             times.time(Phase::Density, || {
-                relaxation::densities(&p.pos, &self.grid, params.h, &mut p.rho, &mut b.rho_near);
+                relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near);
                 relaxation::pressures(&p.phase, params, &p.rho, &b.rho_near, &mut b.press);
             });
             times.time(Phase::Relaxation, || {
-                relaxation::displacements(p, &self.grid, params, &b.press, dt, &mut b.dx);
-                relaxation::apply_displacements(p, &b.dx);
+                relaxation::displacements(
+                    &p.pos,
+                    &p.phase,
+                    &self.lists,
+                    params,
+                    &b.press,
+                    dt,
+                    &mut b.dx,
+                );
+                relaxation::apply_displacements(&mut p.pos, &b.dx);
             });
         }
         if let Some(w) = &params.walls {

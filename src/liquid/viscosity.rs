@@ -1,6 +1,6 @@
 //! Viscosity impulses between liquid neighbours (Clavet et al. 2005, section 5.3), gathered per
 //! particle (Jacobi) so that every pair's impulse is equal and opposite.
-use super::grid::Grid;
+use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use glam::Vec3A;
@@ -12,51 +12,60 @@ use rayon::prelude::*;
 /// `I = dt (1-q) (sigma u + beta u^2) r_hat`, `v_i -= I m_j/(m_i+m_j)`, `v_j += I m_i/(m_i+m_j)`.
 pub fn viscosity_dv(
     p: &Particles,
-    grid: &Grid,
+    lists: &NeighbourLists,
     params: &LiquidParams,
     dt: f32,
-    dv: &mut Vec<Vec3A>,
+    dv: &mut [Vec3A],
 ) {
     let h = params.h;
     let phases = &params.phases;
-    dv.resize(p.len(), Vec3A::ZERO);
     dv.par_iter_mut().enumerate().for_each(|(i, out)| {
         let pi = phases[p.phase[i] as usize];
-        if pi.sigma == 0.0 && pi.beta == 0.0 && phases.len() == 1 {
-            *out = Vec3A::ZERO;
-            return;
-        }
-        let vi = p.vel[i];
+        let (xi, vi) = (p.pos[i], p.vel[i]);
         let mut acc = Vec3A::ZERO;
-        grid.for_each_neighbour(&p.pos, i, h, |j, r, r2| {
-            if r2 <= 0.0 {
-                return;
+        for &j in lists.of(i) {
+            let j = j as usize;
+            let r = p.pos[j] - xi;
+            let d = r.length();
+            let q = d / h;
+            if q >= 1.0 || d <= 0.0 {
+                continue;
             }
-            let d = r2.sqrt();
             let rhat = r / d;
             let u = (vi - p.vel[j]).dot(rhat);
             if u > 0.0 {
                 let pj = phases[p.phase[j] as usize];
                 let sigma = 0.5 * (pi.sigma + pj.sigma);
                 let beta = 0.5 * (pi.beta + pj.beta);
-                let q = d / h;
                 let w = pj.mass / (pi.mass + pj.mass);
                 acc -= rhat * (dt * (1.0 - q) * (sigma * u + beta * u * u) * w);
             }
-        });
+        }
         *out = acc;
     });
+}
+
+/// Whether any phase has viscosity at all.
+pub fn any_viscosity(params: &LiquidParams) -> bool {
+    params
+        .phases
+        .iter()
+        .any(|ph| ph.sigma != 0.0 || ph.beta != 0.0)
 }
 
 /// Apply one step of viscosity impulses to the velocities.
 pub fn apply_viscosity(
     p: &mut Particles,
-    grid: &Grid,
+    lists: &NeighbourLists,
     params: &LiquidParams,
     dt: f32,
     scratch: &mut Vec<Vec3A>,
 ) {
-    viscosity_dv(p, grid, params, dt, scratch);
+    if !any_viscosity(params) {
+        return;
+    }
+    scratch.resize(p.len(), Vec3A::ZERO);
+    viscosity_dv(p, lists, params, dt, scratch);
     p.vel
         .par_iter_mut()
         .zip(scratch.par_iter())
