@@ -48,7 +48,7 @@ pub struct BenchResult {
 
 /// Time `steps` steps of a scene on the CPU backend.
 pub fn bench_cpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult> {
-    let mut sim = Simulation::new(&loaded.scene);
+    let mut sim = Simulation::with_bodies(&loaded.scene, &loaded.file)?;
     for _ in 0..2 {
         sim.step()?;
     }

@@ -64,6 +64,30 @@ pub fn run(args: CheckArgs) -> Result<()> {
         (particles.len() * CPU_BYTES_PER_PARTICLE) as f64 / (1 << 20) as f64,
         (particles.len() * 32) as f64 / (1 << 20) as f64
     );
+    let bodies = crate::rigid::spec::build_bodies(
+        &s.body,
+        &loaded.file,
+        s.liquid.first().map(|b| b.spacing),
+    )?;
+    for b in &bodies {
+        let i = b.inertia.body;
+        println!(
+            "  body {:13} {} {}, mass {:.6} kg, {} particles (spacing {} m), inertia diag [{:.6e}, {:.6e}, {:.6e}] kg m^2, {}",
+            b.name,
+            if b.dynamic { "dynamic" } else { "static" },
+            match &b.shape {
+                crate::rigid::Shape::Primitive(p) => p.kind(),
+                crate::rigid::Shape::Mesh(_) => "mesh",
+            },
+            b.mass(),
+            b.clump.len(),
+            b.clump.spacing,
+            i.x_axis.x,
+            i.y_axis.y,
+            i.z_axis.z,
+            b.integrator.name()
+        );
+    }
     println!("  output             {}", loaded.output_dir(None).display());
     Ok(())
 }

@@ -70,13 +70,26 @@ impl FrameWriter {
         index: u32,
         time: f64,
     ) -> Result<()> {
+        self.write_frame_with(p, params, index, time, Default::default())
+    }
+
+    /// Write one frame's fluid file and record it in the manifest together with the frame's
+    /// other files (`extra`, e.g. the rigid bodies' frames, already written).
+    pub fn write_frame_with(
+        &mut self,
+        p: &Particles,
+        params: &LiquidParams,
+        index: u32,
+        time: f64,
+        extra: std::collections::BTreeMap<String, serde_json::Value>,
+    ) -> Result<()> {
         let name = fluid_name(index);
         write_atomic(&self.dir.join(&name), &encode_fluid(p, params, index, time))?;
         self.manifest.frames.push(FrameEntry {
             index,
             time,
             fluid: name,
-            extra: Default::default(),
+            extra,
         });
         self.write_manifest()
     }

@@ -1,1 +1,22 @@
 //! Rigid bodies as clumps of sphere particles: mass properties, sampling, motion.
+pub mod body;
+pub mod clump;
+pub mod frames;
+pub mod free_rotation;
+pub mod integrators;
+pub mod mass_properties;
+pub mod mesh;
+pub mod primitives;
+pub mod sampling;
+pub mod shape;
+pub mod spec;
+pub mod states_csv;
+
+pub use body::{BodyState, RigidBody};
+pub use clump::Clump;
+pub use integrators::{Inertia, Integrator};
+pub use mass_properties::MassProperties;
+pub use mesh::TriMesh;
+pub use primitives::Primitive;
+pub use shape::{MeshSolid, Shape};
+pub use spec::BodySpec;

@@ -24,6 +24,9 @@ pub struct Scene {
     /// Liquid blocks, each filled with particles on a cubic lattice.
     #[serde(default)]
     pub liquid: Vec<LiquidBlock>,
+    /// Rigid bodies (`[[body]]` tables), each a clump of particles; see `rigid::spec`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub body: Vec<crate::rigid::BodySpec>,
 }
 
 /// Frames, frame rate and time stepping.

@@ -181,5 +181,20 @@ pub fn validate(scene: &Scene, origin: &Origin) -> Result<()> {
             );
         }
     }
+    let mut names = std::collections::HashSet::new();
+    for (i, b) in scene.body.iter().enumerate() {
+        let p = root.key("body").index(i);
+        if let Err(problem) = b.check() {
+            let path = problem.key.split('.').fold(p, |path, k| path.key(k));
+            return err(path, problem.problem, &problem.fix);
+        }
+        if !names.insert(b.name.as_str()) {
+            return err(
+                p.key("name"),
+                format!("a second body is named '{}'", b.name),
+                "give every body its own name (it names the output files)",
+            );
+        }
+    }
     Ok(())
 }

@@ -4,8 +4,11 @@ pub mod timing;
 
 use crate::Result;
 use crate::liquid::{LiquidParams, LiquidSolver, Particles};
+use crate::rigid::RigidBody;
 use crate::scene::Scene;
-use timing::PhaseTimes;
+use glam::DVec3;
+use std::path::Path;
+use timing::{Phase, PhaseTimes};
 
 /// The state of a run: particles, solvers, clock.
 #[derive(Debug, Clone)]
@@ -14,6 +17,10 @@ pub struct Simulation {
     pub particles: Particles,
     /// The liquid solver.
     pub liquid: LiquidSolver,
+    /// The rigid bodies (none until [`Simulation::with_bodies`] builds them).
+    pub bodies: Vec<RigidBody>,
+    /// Gravity, m/s^2 (applied to dynamic bodies; the liquid has its own copy).
+    pub gravity: DVec3,
     /// Step size, s.
     pub dt: f64,
     /// Steps per frame.
@@ -27,7 +34,7 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Set up a validated scene at time zero.
+    /// Set up a validated scene's liquid at time zero, without its bodies.
     pub fn new(scene: &Scene) -> Simulation {
         let params = LiquidParams::from_scene(scene);
         let substeps = LiquidParams::substeps(scene);
@@ -35,6 +42,8 @@ impl Simulation {
         Simulation {
             particles: Particles::from_blocks(&scene.liquid),
             liquid: LiquidSolver::new(params),
+            bodies: Vec::new(),
+            gravity: DVec3::from_array(scene.gravity),
             dt,
             substeps,
             time: 0.0,
@@ -43,10 +52,28 @@ impl Simulation {
         }
     }
 
+    /// Set up a validated scene at time zero with its rigid bodies; `scene_file` anchors the
+    /// bodies' mesh paths and names the scene in messages.
+    pub fn with_bodies(scene: &Scene, scene_file: &Path) -> Result<Simulation> {
+        let mut sim = Simulation::new(scene);
+        let spacing = scene.liquid.first().map(|b| b.spacing);
+        sim.bodies = crate::rigid::spec::build_bodies(&scene.body, scene_file, spacing)?;
+        Ok(sim)
+    }
+
     /// Take one step.
     pub fn step(&mut self) -> Result<()> {
         self.liquid
             .step(&mut self.particles, self.dt as f32, &mut self.times)?;
+        // Bodies: gravity and free rotation (contacts come with the coupling).
+        let (dt, g) = (self.dt, self.gravity);
+        let bodies = &mut self.bodies;
+        self.times.time(Phase::Integrate, || {
+            for b in bodies.iter_mut() {
+                let weight = g * b.mass();
+                b.step(dt, weight, DVec3::ZERO);
+            }
+        });
         self.steps += 1;
         self.time = self.steps as f64 * self.dt;
         Ok(())

@@ -2,6 +2,7 @@
 use super::Simulation;
 use crate::backend::Backend;
 use crate::output::{FrameWriter, Manifest};
+use crate::rigid::frames::RigidWriter;
 use crate::scene::LoadedScene;
 use crate::{Error, Result};
 use std::path::PathBuf;
@@ -81,10 +82,22 @@ pub fn run(
 ) -> Result<RunSummary> {
     let scene = &loaded.scene;
     let frames = opts.frames.unwrap_or(scene.time.frames);
-    let mut sim = Simulation::new(scene);
+    let mut sim = Simulation::with_bodies(scene, &loaded.file)?;
     sim.liquid.update_densities(&mut sim.particles)?;
     let mut writer = FrameWriter::new(&opts.out, initial_manifest(loaded, &sim, opts.backend))?;
-    writer.write_frame(&sim.particles, &sim.liquid.params, 0, 0.0)?;
+    let mut rigid = if sim.bodies.is_empty() {
+        None
+    } else {
+        Some(RigidWriter::new(&opts.out)?)
+    };
+    let mut write = |writer: &mut FrameWriter, sim: &Simulation, frame: u32, time: f64| {
+        let extra = match rigid.as_mut() {
+            Some(r) => r.write_frame(&sim.bodies, frame, time)?,
+            None => Default::default(),
+        };
+        writer.write_frame_with(&sim.particles, &sim.liquid.params, frame, time, extra)
+    };
+    write(&mut writer, &sim, 0, 0.0)?;
     let start = Instant::now();
     let mut last = Progress {
         frame: 0,
@@ -107,9 +120,9 @@ pub fn run(
             )));
         }
         let time = frame as f64 / scene.time.fps;
-        sim.times.time(super::timing::Phase::Output, || {
-            writer.write_frame(&sim.particles, &sim.liquid.params, frame, time)
-        })?;
+        let t0 = Instant::now();
+        write(&mut writer, &sim, frame, time)?;
+        sim.times.add(super::timing::Phase::Output, t0.elapsed());
         last = Progress {
             frame,
             frames,

@@ -1,0 +1,502 @@
+//! A body as a scene file describes it (`[[body]]` tables), its checks, and building the body.
+use super::body::RigidBody;
+use super::integrators::Integrator;
+use super::mesh::TriMesh;
+use super::primitives::Primitive;
+use super::shape::{MeshSolid, Shape};
+use crate::{Error, Result};
+use glam::{DQuat, DVec3};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// One `[[body]]` table. Unknown keys are rejected.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BodySpec {
+    /// Name, used for output files (`rigid/<name>_NNNNN.ply`): letters, digits, `_` and `-`.
+    pub name: String,
+    /// The solid: a primitive with its dimensions, or a mesh file with a scale.
+    pub shape: ShapeSpec,
+    /// Density, kg/m^3.
+    #[serde(default = "default_density")]
+    pub density: f64,
+    /// Particle spacing, m; when absent, the liquid's spacing, else the body's smallest extent / 20.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spacing: Option<f64>,
+    /// World position of the shape's origin (a primitive's centre of mass, a mesh's origin), m.
+    #[serde(default)]
+    pub position: [f64; 3],
+    /// Initial orientation; identity when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<OrientationSpec>,
+    /// Initial velocity of the centre of mass, m/s.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Initial angular velocity, world frame, rad/s.
+    #[serde(default)]
+    pub angular_velocity: [f64; 3],
+    /// Angular impulse applied at time 0 after the angular velocity is set, world frame, N m s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torque_impulse: Option<[f64; 3]>,
+    /// Whether the body moves; a static body stays where it is placed.
+    #[serde(default = "default_true")]
+    pub dynamic: bool,
+    /// Coefficient of restitution in contacts, 0..1.
+    #[serde(default = "default_restitution")]
+    pub restitution: f64,
+    /// Coulomb friction coefficient in contacts, >= 0.
+    #[serde(default = "default_friction")]
+    pub friction: f64,
+    /// Time integrator: "euler", "rk4" or "implicit_midpoint".
+    #[serde(default = "default_integrator")]
+    pub integrator: String,
+}
+
+/// The solid of a body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ShapeSpec {
+    /// `{ type = "box", size = [x, y, z] }`: full extents, m.
+    Box {
+        /// Full extents, m.
+        size: [f64; 3],
+    },
+    /// `{ type = "sphere", radius = r }`.
+    Sphere {
+        /// Radius, m.
+        radius: f64,
+    },
+    /// `{ type = "cylinder", radius = r, height = h }`: axis along the body's z.
+    Cylinder {
+        /// Radius, m.
+        radius: f64,
+        /// Height, m.
+        height: f64,
+    },
+    /// `{ type = "cone", radius = r, height = h }`: axis along z, centre of mass at the origin.
+    Cone {
+        /// Base radius, m.
+        radius: f64,
+        /// Height, m.
+        height: f64,
+    },
+    /// `{ type = "ellipsoid", radii = [a, b, c] }`: semi-axes, m.
+    Ellipsoid {
+        /// Semi-axes, m.
+        radii: [f64; 3],
+    },
+    /// `{ type = "mesh", path = "meshes/x.obj", scale = 1.0 }`: a closed PLY or OBJ mesh,
+    /// path relative to the scene file; `scale` is one number or three.
+    Mesh {
+        /// Mesh file, relative to the scene file's directory.
+        path: PathBuf,
+        /// Scale applied to the mesh's coordinates.
+        #[serde(default)]
+        scale: Scale,
+    },
+}
+
+/// A uniform or per-axis scale.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Scale {
+    /// The same factor on every axis.
+    Uniform(f64),
+    /// One factor per axis.
+    PerAxis([f64; 3]),
+}
+
+impl Default for Scale {
+    fn default() -> Self {
+        Scale::Uniform(1.0)
+    }
+}
+
+impl Scale {
+    /// The factors per axis.
+    pub fn vector(&self) -> DVec3 {
+        match *self {
+            Scale::Uniform(s) => DVec3::splat(s),
+            Scale::PerAxis(v) => DVec3::from_array(v),
+        }
+    }
+}
+
+/// An orientation: `{ axis = [x, y, z], degrees = a }` or `{ quaternion = [w, x, y, z] }`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrientationSpec {
+    /// Rotation axis (any length but zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis: Option<[f64; 3]>,
+    /// Rotation angle about `axis`, degrees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub degrees: Option<f64>,
+    /// Unit quaternion `[w, x, y, z]` (normalised if nearly unit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quaternion: Option<[f64; 4]>,
+}
+
+/// A problem with one key of a body: the key (relative to the body's table), what is wrong and
+/// how to fix it. The scene's validation turns it into a message with the file and line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpecProblem {
+    /// Key path inside the `[[body]]` table, e.g. `shape.radius`.
+    pub key: String,
+    /// What is wrong.
+    pub problem: String,
+    /// How to fix it.
+    pub fix: String,
+}
+
+fn default_density() -> f64 {
+    1000.0
+}
+fn default_true() -> bool {
+    true
+}
+fn default_restitution() -> f64 {
+    0.5
+}
+fn default_friction() -> f64 {
+    0.5
+}
+fn default_integrator() -> String {
+    Integrator::default().name().to_string()
+}
+
+fn finite3(v: &[f64; 3]) -> bool {
+    v.iter().all(|x| x.is_finite())
+}
+
+impl OrientationSpec {
+    /// The rotation, or what is wrong with the table.
+    pub fn quat(&self) -> std::result::Result<DQuat, SpecProblem> {
+        let bad = |key: &str, problem: String, fix: &str| SpecProblem {
+            key: format!("orientation.{key}"),
+            problem,
+            fix: fix.to_string(),
+        };
+        match (self.axis, self.degrees, self.quaternion) {
+            (Some(axis), Some(deg), None) => {
+                let a = DVec3::from_array(axis);
+                if !finite3(&axis) || a.length() == 0.0 {
+                    return Err(bad("axis", format!("{axis:?} is not a direction"), "give a non-zero axis such as [0, 0, 1]"));
+                }
+                if !deg.is_finite() {
+                    return Err(bad("degrees", format!("{deg} is not finite"), "give an angle in degrees"));
+                }
+                Ok(DQuat::from_axis_angle(a.normalize(), deg.to_radians()))
+            }
+            (None, None, Some([w, x, y, z])) => {
+                let q = DQuat::from_xyzw(x, y, z, w);
+                if !q.is_finite() || (q.length() - 1.0).abs() > 1e-6 {
+                    return Err(bad("quaternion", format!("[{w}, {x}, {y}, {z}] is not a unit quaternion"), "give [w, x, y, z] with w^2 + x^2 + y^2 + z^2 = 1"));
+                }
+                Ok(q.normalize())
+            }
+            _ => Err(SpecProblem {
+                key: "orientation".into(),
+                problem: "needs either axis and degrees, or quaternion".into(),
+                fix: "write orientation = { axis = [0, 0, 1], degrees = 30 } or orientation = { quaternion = [1, 0, 0, 0] }".into(),
+            }),
+        }
+    }
+}
+
+impl BodySpec {
+    /// Check every value that can be checked without reading files.
+    pub fn check(&self) -> std::result::Result<(), SpecProblem> {
+        let bad = |key: &str, problem: String, fix: &str| {
+            Err(SpecProblem {
+                key: key.to_string(),
+                problem,
+                fix: fix.to_string(),
+            })
+        };
+        if self.name.is_empty()
+            || !self
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            return bad(
+                "name",
+                format!("'{}' is not usable in file names", self.name),
+                "use letters, digits, '_' and '-' only, e.g. \"wrench\"",
+            );
+        }
+        if !(self.density.is_finite() && self.density > 0.0) {
+            return bad(
+                "density",
+                format!("{} is not a positive number", self.density),
+                "give a density in kg/m^3, e.g. 1000",
+            );
+        }
+        if let Some(s) = self.spacing
+            && !(s.is_finite() && s > 0.0)
+        {
+            return bad(
+                "spacing",
+                format!("{s} is not a positive length"),
+                "give the particle spacing in m, or leave it out",
+            );
+        }
+        let pos = |v: &[f64], key: &str| -> std::result::Result<(), SpecProblem> {
+            if v.iter().all(|x| x.is_finite() && *x > 0.0) {
+                Ok(())
+            } else {
+                bad(
+                    &format!("shape.{key}"),
+                    format!("{v:?} is not positive"),
+                    "give positive dimensions in m",
+                )
+            }
+        };
+        match &self.shape {
+            ShapeSpec::Box { size } => pos(size, "size")?,
+            ShapeSpec::Sphere { radius } => pos(&[*radius], "radius")?,
+            ShapeSpec::Cylinder { radius, height } | ShapeSpec::Cone { radius, height } => {
+                pos(&[*radius], "radius")?;
+                pos(&[*height], "height")?;
+            }
+            ShapeSpec::Ellipsoid { radii } => pos(radii, "radii")?,
+            ShapeSpec::Mesh { scale, .. } => {
+                let v = scale.vector();
+                if !v.is_finite() || v.x * v.y * v.z == 0.0 {
+                    return bad(
+                        "shape.scale",
+                        format!("{scale:?} is zero or not finite"),
+                        "give a non-zero scale, e.g. 1.0 or [1, 1, 1]",
+                    );
+                }
+            }
+        }
+        for (key, v) in [
+            ("position", &self.position),
+            ("velocity", &self.velocity),
+            ("angular_velocity", &self.angular_velocity),
+        ] {
+            if !finite3(v) {
+                return bad(key, format!("{v:?} is not finite"), "give three numbers");
+            }
+        }
+        if let Some(h) = &self.torque_impulse
+            && !finite3(h)
+        {
+            return bad(
+                "torque_impulse",
+                format!("{h:?} is not finite"),
+                "give three numbers in N m s",
+            );
+        }
+        if let Some(o) = &self.orientation {
+            o.quat()?;
+        }
+        if !self.dynamic {
+            let moving = [
+                ("velocity", self.velocity),
+                ("angular_velocity", self.angular_velocity),
+                ("torque_impulse", self.torque_impulse.unwrap_or_default()),
+            ];
+            if let Some((key, v)) = moving.iter().find(|(_, v)| v.iter().any(|x| *x != 0.0)) {
+                return bad(
+                    key,
+                    format!("{v:?} given to a static body, which never moves"),
+                    "remove it, or set dynamic = true",
+                );
+            }
+        }
+        if !(self.restitution.is_finite() && (0.0..=1.0).contains(&self.restitution)) {
+            return bad(
+                "restitution",
+                format!("{} is outside [0, 1]", self.restitution),
+                "use a value between 0 and 1",
+            );
+        }
+        if !(self.friction.is_finite() && self.friction >= 0.0) {
+            return bad(
+                "friction",
+                format!("{} is negative or not finite", self.friction),
+                "use a friction coefficient >= 0",
+            );
+        }
+        if let Err(e) = self.integrator.parse::<Integrator>() {
+            return bad("integrator", e, "pick one of the three");
+        }
+        Ok(())
+    }
+
+    /// The shape in its own coordinates; meshes are read relative to `base_dir` and scaled.
+    pub fn shape(&self, base_dir: &Path) -> Result<Shape> {
+        let prim = match &self.shape {
+            ShapeSpec::Box { size } => Primitive::Box {
+                size: DVec3::from_array(*size),
+            },
+            ShapeSpec::Sphere { radius } => Primitive::Sphere { radius: *radius },
+            ShapeSpec::Cylinder { radius, height } => Primitive::Cylinder {
+                radius: *radius,
+                height: *height,
+            },
+            ShapeSpec::Cone { radius, height } => Primitive::Cone {
+                radius: *radius,
+                height: *height,
+            },
+            ShapeSpec::Ellipsoid { radii } => Primitive::Ellipsoid {
+                radii: DVec3::from_array(*radii),
+            },
+            ShapeSpec::Mesh { path, scale } => {
+                let file = base_dir.join(path);
+                let mut mesh = read_and_scale(&file, scale.vector())?;
+                mesh.validate(&file.display().to_string())?;
+                return Ok(Shape::Mesh(MeshSolid::new(mesh)));
+            }
+        };
+        prim.check(&format!("body '{}'", self.name))?;
+        Ok(Shape::Primitive(prim))
+    }
+
+    /// Build the body at its initial state. `default_spacing` is used when the table gives none
+    /// (the liquid's spacing); with neither, the spacing is the body's smallest extent / 20.
+    pub fn build(&self, base_dir: &Path, default_spacing: Option<f64>) -> Result<RigidBody> {
+        self.check().map_err(|p| {
+            Error::input(format!(
+                "body '{}': {}: {}; fix: {}",
+                self.name, p.key, p.problem, p.fix
+            ))
+        })?;
+        let shape = self.shape(base_dir)?;
+        let (lo, hi) = shape.bounds();
+        let spacing = self
+            .spacing
+            .or(default_spacing)
+            .unwrap_or_else(|| (hi - lo).min_element() / 20.0);
+        let mut body = RigidBody::new(&self.name, &shape, self.density, spacing)?;
+        let q = match &self.orientation {
+            Some(o) => o.quat().map_err(|p| {
+                Error::input(format!("body '{}': {}: {}", self.name, p.key, p.problem))
+            })?,
+            None => DQuat::IDENTITY,
+        };
+        // The shape's origin goes to `position`; the state tracks the centre of mass.
+        let com = shape.mass_properties(self.density).com;
+        body.state.q = q;
+        body.state.x = DVec3::from_array(self.position) + q * com;
+        body.dynamic = self.dynamic;
+        body.restitution = self.restitution;
+        body.friction = self.friction;
+        body.integrator = self.integrator.parse().map_err(Error::input)?;
+        if self.dynamic {
+            body.set_velocity(DVec3::from_array(self.velocity));
+            body.set_angular_velocity(DVec3::from_array(self.angular_velocity));
+            if let Some(h) = self.torque_impulse {
+                body.apply_angular_impulse(DVec3::from_array(h));
+            }
+        }
+        Ok(body)
+    }
+}
+
+/// Build every body of a scene; `scene_file` names the scene in messages and its directory
+/// anchors mesh paths; `default_spacing` is the liquid's spacing, if the scene has liquid.
+pub fn build_bodies(
+    specs: &[BodySpec],
+    scene_file: &Path,
+    default_spacing: Option<f64>,
+) -> Result<Vec<RigidBody>> {
+    let base = scene_file.parent().unwrap_or(Path::new(""));
+    specs
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            s.build(base, default_spacing).map_err(|e| match e {
+                Error::Input(m) => Error::input(format!(
+                    "{}: body[{i}] '{}': {m}",
+                    scene_file.display(),
+                    s.name
+                )),
+                other => other,
+            })
+        })
+        .collect()
+}
+
+fn read_and_scale(file: &Path, scale: DVec3) -> Result<TriMesh> {
+    let mut mesh = super::mesh::read(file)?;
+    mesh.transform(scale, DQuat::IDENTITY, DVec3::ZERO);
+    Ok(mesh)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> BodySpec {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn primitive_body_with_pose_and_impulse() {
+        let s = spec(
+            r#"
+            name = "brick"
+            shape = { type = "box", size = [1.0, 2.0, 3.0] }
+            density = 1.0
+            spacing = 0.25
+            position = [1, 2, 3]
+            orientation = { axis = [0, 0, 1], degrees = 90 }
+            angular_velocity = [0, 0, 1]
+            torque_impulse = [0, 0, 5]
+            integrator = "rk4"
+            "#,
+        );
+        let b = s.build(Path::new("."), None).unwrap();
+        assert_eq!(b.integrator, Integrator::Rk4);
+        assert!((b.state.x - DVec3::new(1.0, 2.0, 3.0)).length() < 1e-12);
+        // Izz of the 1 x 2 x 3 box is 5/12 * 6 = 2.5: L = 2.5 * 1 + 5.
+        assert!((b.state.l - DVec3::new(0.0, 0.0, 7.5)).length() < 1e-12);
+        assert!((b.state.q * DVec3::X - DVec3::Y).length() < 1e-12);
+    }
+
+    #[test]
+    fn bad_keys_are_named() {
+        let base = r#"name = "b"
+            shape = { type = "sphere", radius = 0.5 }
+            "#;
+        for (extra, key) in [
+            ("density = -1", "density"),
+            ("restitution = 1.5", "restitution"),
+            ("friction = -0.1", "friction"),
+            ("integrator = \"leapfrog\"", "integrator"),
+            (
+                "orientation = { axis = [0, 0, 0], degrees = 3 }",
+                "orientation.axis",
+            ),
+            ("orientation = { degrees = 3 }", "orientation"),
+            (
+                "orientation = { quaternion = [2, 0, 0, 0] }",
+                "orientation.quaternion",
+            ),
+            ("spacing = 0", "spacing"),
+        ] {
+            let s = spec(&format!("{base}{extra}\n"));
+            assert_eq!(s.check().unwrap_err().key, key, "{extra}");
+        }
+        let s = spec("name = \"a b\"\nshape = { type = \"sphere\", radius = 0.5 }\n");
+        assert_eq!(s.check().unwrap_err().key, "name");
+        let s = spec("name = \"a\"\nshape = { type = \"cone\", radius = 0.5, height = -1 }\n");
+        assert_eq!(s.check().unwrap_err().key, "shape.height");
+        assert!(
+            toml::from_str::<BodySpec>(
+                "name = \"a\"\nshape = { type = \"sphere\", radius = 1 }\ncolour = 3\n"
+            )
+            .is_err()
+        );
+        assert!(
+            toml::from_str::<BodySpec>(
+                "name = \"a\"\nshape = { type = \"sphere\", radius = 1, size = 3 }\n"
+            )
+            .is_err()
+        );
+    }
+}
