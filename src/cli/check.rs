@@ -28,33 +28,39 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .phase
         .iter()
         .map(|&ph| params.phases[ph as usize].mass as f64)
-        .sum();
+        .fold(0.0, |a, m| a + m);
     let substeps = LiquidParams::substeps(s);
     let dt = 1.0 / (s.time.fps * substeps as f64);
     println!("scene {}: ok", args.scene.display());
     println!("  liquid blocks      {}", s.liquid.len());
-    println!("  particles          {}", particles.len());
-    println!("  total mass         {mass:.6} kg");
-    println!(
-        "  spacing            {} m (radius {} m)",
-        params.spacing,
-        params.spacing / 2.0
-    );
-    println!("  kernel radius h    {} m", params.h);
-    println!(
-        "  rest kernel sum    {:.6} (rho0, measured on the lattice)",
-        params.rho0
-    );
+    if !particles.is_empty() {
+        println!("  particles          {}", particles.len());
+        println!("  total mass         {mass:.6} kg");
+        println!(
+            "  spacing            {} m (radius {} m)",
+            params.spacing,
+            params.spacing / 2.0
+        );
+        println!("  kernel radius h    {} m", params.h);
+        println!(
+            "  rest kernel sum    {:.6} (rho0, measured on the lattice)",
+            params.rho0
+        );
+    }
     println!(
         "  frames             {} at {} fps ({} s)",
         s.time.frames,
         s.time.fps,
         s.time.frames as f64 / s.time.fps
     );
-    println!(
-        "  step               {dt:.3e} s, {substeps} per frame (stable step {:.3e} s)",
-        LiquidParams::stable_dt(s)
-    );
+    let stable = LiquidParams::stable_dt(s);
+    if stable.is_finite() {
+        println!(
+            "  step               {dt:.3e} s, {substeps} per frame (stable step {stable:.3e} s)"
+        );
+    } else {
+        println!("  step               {dt:.3e} s, {substeps} per frame");
+    }
     println!(
         "  steps in all       {}",
         substeps as u64 * s.time.frames as u64
