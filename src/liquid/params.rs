@@ -134,12 +134,16 @@ impl LiquidParams {
         dt
     }
 
-    /// Steps per frame: the scene's `time.substeps`, else enough for the stable step.
+    /// Steps per frame: the scene's `time.substeps`, else enough for `time.dt`, else enough
+    /// for the stable step.
     pub fn substeps(scene: &Scene) -> u32 {
         if let Some(n) = scene.time.substeps {
             return n;
         }
         let frame = 1.0 / scene.time.fps;
+        if let Some(dt) = scene.time.dt {
+            return (frame / dt - 1e-9).ceil().clamp(1.0, 1e6) as u32;
+        }
         let dt = Self::stable_dt(scene);
         if dt.is_finite() {
             (frame / dt).ceil().clamp(1.0, 1e6) as u32

@@ -97,3 +97,36 @@ pub fn line_of(text: &str, path: &KeyPath) -> Option<usize> {
     }
     Some(line_col(text, span.start).0)
 }
+
+/// The path of the deepest key whose key or value covers byte `offset` of `text`.
+pub fn path_at(text: &str, offset: usize) -> Option<KeyPath> {
+    fn walk_table(t: &DeTable, offset: usize, path: KeyPath) -> Option<KeyPath> {
+        for (k, v) in t.iter() {
+            let here = path.key(k.get_ref());
+            if k.span().contains(&offset) {
+                return Some(here);
+            }
+            // A table's own span covers only its header, so search inside it regardless.
+            if let Some(found) = walk_value(v.get_ref(), offset, here.clone()) {
+                return Some(found);
+            }
+            if v.span().contains(&offset) {
+                return Some(here);
+            }
+        }
+        None
+    }
+    fn walk_value(v: &DeValue, offset: usize, path: KeyPath) -> Option<KeyPath> {
+        match v {
+            DeValue::Table(t) => walk_table(t, offset, path),
+            DeValue::Array(a) => a.iter().enumerate().find_map(|(i, e)| {
+                let here = path.index(i);
+                walk_value(e.get_ref(), offset, here.clone())
+                    .or_else(|| e.span().contains(&offset).then_some(here))
+            }),
+            _ => None,
+        }
+    }
+    let root = DeTable::parse(text).ok()?;
+    walk_table(root.get_ref(), offset, KeyPath::new()).filter(|p| !p.0.is_empty())
+}

@@ -8,7 +8,7 @@ pub use overrides::Override;
 pub use schema::{Container, LiquidBlock, Scene, SolverSpec, TimeSpec, Viscosity};
 
 use crate::{Error, Result};
-use locate::line_col;
+use locate::{line_col, path_at};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -52,7 +52,10 @@ fn toml_error(file: &Path, text: &str, e: &toml::de::Error, fix: &str) -> Error 
     let place = match e.span() {
         Some(span) => {
             let (line, col) = line_col(text, span.start);
-            format!("{}:{line}:{col}", file.display())
+            match path_at(text, span.start) {
+                Some(path) => format!("{}:{line}:{col}: {path}", file.display()),
+                None => format!("{}:{line}:{col}", file.display()),
+            }
         }
         None => file.display().to_string(),
     };

@@ -39,9 +39,12 @@ pub struct TimeSpec {
     /// Number of frames to simulate after the initial frame 0.
     #[serde(default = "default_frames")]
     pub frames: u32,
-    /// Solver steps per frame; when absent it follows from the CFL number in `[solver]`.
+    /// Solver steps per frame; when absent it follows from `dt`, else from the CFL number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub substeps: Option<u32>,
+    /// Largest time step, s; the step is shortened so that a whole number of steps fills a frame.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dt: Option<f64>,
 }
 
 /// Solver settings shared by all liquid blocks.
@@ -156,6 +159,7 @@ impl Default for TimeSpec {
             fps: default_fps(),
             frames: default_frames(),
             substeps: None,
+            dt: None,
         }
     }
 }

@@ -53,6 +53,32 @@ pub fn validate(scene: &Scene, origin: &Origin) -> Result<()> {
             "use 1 or more, or leave it out to choose from the CFL number",
         );
     }
+    if let Some(dt) = t.dt {
+        let p = root.key("time").key("dt");
+        if !(dt.is_finite() && dt > 0.0) {
+            return err(
+                p,
+                format!("{dt} is not a positive time"),
+                "give the largest step in seconds, e.g. 0.0005",
+            );
+        }
+        if dt * t.fps > 1.0 + 1e-12 {
+            return err(
+                p,
+                format!("{dt} s is longer than a frame (1/{} s)", t.fps),
+                "use a step no longer than 1/fps",
+            );
+        }
+        if let Some(n) = t.substeps {
+            if (dt * t.fps * n as f64 - 1.0).abs() > 1e-9 {
+                return err(
+                    p,
+                    format!("{dt} s disagrees with substeps = {n} at {} fps", t.fps),
+                    "give either time.dt or time.substeps, not both",
+                );
+            }
+        }
+    }
     let s = &scene.solver;
     if s.relaxation_passes == 0 {
         return err(
