@@ -69,14 +69,14 @@ pub fn validate(scene: &Scene, origin: &Origin) -> Result<()> {
                 "use a step no longer than 1/fps",
             );
         }
-        if let Some(n) = t.substeps {
-            if (dt * t.fps * n as f64 - 1.0).abs() > 1e-9 {
-                return err(
-                    p,
-                    format!("{dt} s disagrees with substeps = {n} at {} fps", t.fps),
-                    "give either time.dt or time.substeps, not both",
-                );
-            }
+        if let Some(n) = t.substeps
+            && (dt * t.fps * n as f64 - 1.0).abs() > 1e-9
+        {
+            return err(
+                p,
+                format!("{dt} s disagrees with substeps = {n} at {} fps", t.fps),
+                "give either time.dt or time.substeps, not both",
+            );
         }
     }
     let s = &scene.solver;
