@@ -161,8 +161,7 @@ fn a_run_that_blows_up_keeps_its_frames() {
         err.contains("stopped at step") && !err.contains("panicked"),
         "{err}"
     );
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::read_manifest(&out);
     assert_eq!(m["complete"], false);
     for f in m["frames"].as_array().unwrap() {
         common::read_fluid_ply(&out.join(f["fluid"].as_str().unwrap()));

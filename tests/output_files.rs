@@ -61,8 +61,7 @@ fn run_writes_frames_and_a_manifest_that_lists_them() {
         "--quiet",
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::read_manifest(&out);
     assert_eq!(m["complete"], true);
     assert_eq!(m["backend"], "cpu");
     assert_eq!(m["particles"], 8 * 12 * 8);
@@ -107,8 +106,7 @@ fn set_overrides_a_scene_value_by_its_dotted_path() {
         "time.frames=1",
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    let m: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(out.join("manifest.json")).unwrap()).unwrap();
+    let m: serde_json::Value = common::read_manifest(&out);
     assert_eq!(m["scene"]["liquid"][0]["viscosity"]["sigma"], 0.5);
     assert_eq!(m["frames"].as_array().unwrap().len(), 2);
 }

@@ -6,14 +6,9 @@ use sphrigid::rigid::mesh::read_obj;
 use sphrigid::rigid::states_csv::{self, StateRow};
 use sphrigid::sim::Simulation;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-fn sphrigid(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_sphrigid"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
+mod common;
+use common::sphrigid;
 
 fn repo(p: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(p)
@@ -164,8 +159,7 @@ fn rigid_frames_are_the_posed_mesh_and_listed_in_the_manifest() {
             assert_eq!(idx, t.to_vec());
         }
     }
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.path().join("manifest.json")).unwrap()).unwrap();
+    let manifest: serde_json::Value = common::read_manifest(dir.path());
     let frames = manifest["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 31);
     assert_eq!(frames[17]["rigid"]["wrench"], "rigid/wrench_00017.ply");

@@ -45,3 +45,9 @@ pub fn read_fluid_ply(path: &Path) -> Vec<([f32; 7], i32)> {
         })
         .collect()
 }
+
+/// The manifest of a run directory, parsed.
+pub fn read_manifest(out: &Path) -> serde_json::Value {
+    let bytes = std::fs::read(out.join("manifest.json")).expect("the run wrote a manifest");
+    serde_json::from_slice(&bytes).expect("the manifest is JSON")
+}
