@@ -1,37 +1,13 @@
 //! A rigid body: its clump, mass properties and state (position, orientation, momenta).
 use super::clump::Clump;
-use super::integrators::{self, Inertia, Integrator};
+use super::integrators::{self, Integrator};
 use super::mass_properties::MassProperties;
 use super::mesh::TriMesh;
 use super::sampling;
 use super::shape::Shape;
+use super::state::{BodyState, Inertia};
 use crate::Result;
-use glam::{DMat3, DQuat, DVec3};
-
-/// Position of the centre of mass, unit orientation quaternion (body to world), and world-frame
-/// linear and angular momentum.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BodyState {
-    /// World position of the centre of mass.
-    pub x: DVec3,
-    /// Orientation, rotating body-frame vectors into the world frame.
-    pub q: DQuat,
-    /// Linear momentum.
-    pub p: DVec3,
-    /// Angular momentum about the centre of mass, world frame.
-    pub l: DVec3,
-}
-
-impl Default for BodyState {
-    fn default() -> Self {
-        BodyState {
-            x: DVec3::ZERO,
-            q: DQuat::IDENTITY,
-            p: DVec3::ZERO,
-            l: DVec3::ZERO,
-        }
-    }
-}
+use glam::{DMat3, DVec3};
 
 /// A rigid body made of sphere particles. The body frame has its origin at the exact centre of
 /// mass and the axes of the shape's own coordinates.

@@ -1,6 +1,6 @@
 //! Time integrators for a rigid body's state: explicit Euler, RK4 on Euler's equations, and
 //! an implicit midpoint rule that conserves kinetic energy and angular momentum.
-use super::body::BodyState;
+use super::state::{BodyState, Inertia};
 use glam::{DMat3, DQuat, DVec3};
 use std::str::FromStr;
 
@@ -51,17 +51,6 @@ impl FromStr for Integrator {
                 )
             })
     }
-}
-
-/// Mass and body-frame inertia of a body, as the integrators need them.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Inertia {
-    /// Mass.
-    pub mass: f64,
-    /// Inertia tensor in the body frame (about the centre of mass).
-    pub body: DMat3,
-    /// Its inverse.
-    pub body_inv: DMat3,
 }
 
 /// Advance `s` by `dt` under a constant world-frame `force` and `torque` (about the centre of mass).

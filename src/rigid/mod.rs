@@ -10,13 +10,15 @@ pub mod primitives;
 pub mod sampling;
 pub mod shape;
 pub mod spec;
+pub mod state;
 pub mod states_csv;
 
-pub use body::{BodyState, RigidBody};
+pub use body::RigidBody;
 pub use clump::Clump;
-pub use integrators::{Inertia, Integrator};
+pub use integrators::Integrator;
 pub use mass_properties::MassProperties;
 pub use mesh::TriMesh;
 pub use primitives::Primitive;
 pub use shape::{MeshSolid, Shape};
 pub use spec::BodySpec;
+pub use state::{BodyState, Inertia};
