@@ -2,6 +2,7 @@
 //! an exact linear complementarity solve, written as PLY frame sequences.
 pub mod backend;
 pub mod cli;
+pub mod coupling;
 pub mod error;
 pub mod lcp;
 pub mod liquid;

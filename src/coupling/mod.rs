@@ -1,0 +1,4 @@
+//! Coupling the liquid and the bodies: contact detection (and, to come, the contact LCP).
+pub mod liquid_body;
+
+pub use liquid_body::{LiquidBodyContact, SurfaceIndex};

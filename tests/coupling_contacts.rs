@@ -1,0 +1,124 @@
+//! Liquid/body contact detection: one contact per liquid particle and body, with the body's
+//! surface normal and the overlap of the deepest particle pair.
+use glam::{DQuat, DVec3, Vec3A};
+use sphrigid::coupling::SurfaceIndex;
+use sphrigid::rigid::{Primitive, RigidBody, Shape};
+
+const S: f64 = 0.01;
+
+fn block() -> RigidBody {
+    let shape = Shape::Primitive(Primitive::Box {
+        size: DVec3::new(0.1, 0.06, 0.08),
+    });
+    RigidBody::new("block", &shape, 500.0, S).unwrap()
+}
+
+fn v(p: DVec3) -> Vec3A {
+    Vec3A::new(p.x as f32, p.y as f32, p.z as f32)
+}
+
+/// The body-frame position of the top-layer surface particle nearest to `(x, z)`.
+fn top_particle(b: &RigidBody, x: f64, z: f64) -> DVec3 {
+    let top = b
+        .clump
+        .positions
+        .iter()
+        .map(|p| p.y)
+        .fold(f64::MIN, f64::max);
+    *b.clump
+        .positions
+        .iter()
+        .filter(|p| (p.y - top).abs() < 1e-12)
+        .min_by(|a, c| {
+            let da = (a.x - x).hypot(a.z - z);
+            let dc = (c.x - x).hypot(c.z - z);
+            da.total_cmp(&dc)
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_particle_over_a_flat_face_is_pushed_straight_out() {
+    let b = block();
+    let idx = SurfaceIndex::new(std::slice::from_ref(&b));
+    let r = S / 2.0;
+    let under = top_particle(&b, 0.0, 0.0);
+    // 0.3 spacing of overlap with the particle right below; its lattice neighbours are farther.
+    let x = under + DVec3::Y * (2.0 * r - 0.3 * S);
+    let far = under + DVec3::new(0.0, 0.2, 0.0);
+    let contacts = idx.liquid_contacts(std::slice::from_ref(&b), &[v(x), v(far)], r);
+    assert_eq!(contacts.len(), 1, "{contacts:?}");
+    let c = contacts[0];
+    assert_eq!((c.slot, c.body), (0, 0));
+    assert!(
+        (c.normal - DVec3::Y).length() < 1e-12,
+        "normal {}",
+        c.normal
+    );
+    // f32 positions: the depth is exact to f32 rounding of the coordinates.
+    assert!((c.depth - 0.3 * S).abs() < 1e-7, "depth {}", c.depth);
+}
+
+#[test]
+fn the_normal_turns_with_the_body() {
+    let mut b = block();
+    b.state.q = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+    b.state.x = DVec3::new(1.0, 2.0, 3.0);
+    let idx = SurfaceIndex::new(std::slice::from_ref(&b));
+    let r = S / 2.0;
+    let under = top_particle(&b, 0.0, 0.0);
+    let xb = under + DVec3::Y * (2.0 * r - 0.25 * S);
+    let xw = b.state.x + b.state.q * xb;
+    let contacts = idx.liquid_contacts(std::slice::from_ref(&b), &[v(xw)], r);
+    assert_eq!(contacts.len(), 1);
+    // The body's +y face now faces world -x.
+    assert!(
+        (contacts[0].normal - DVec3::NEG_X).length() < 1e-6,
+        "normal {}",
+        contacts[0].normal
+    );
+    assert!((contacts[0].depth - 0.25 * S).abs() < 1e-6);
+}
+
+#[test]
+fn round_an_edge_the_normal_follows_the_clump() {
+    let b = block();
+    let idx = SurfaceIndex::new(std::slice::from_ref(&b));
+    let r = S / 2.0;
+    let xmax = b
+        .clump
+        .positions
+        .iter()
+        .map(|p| p.x)
+        .fold(f64::MIN, f64::max);
+    let corner = top_particle(&b, xmax, 0.0);
+    // 60 degrees round the edge from the top face: the liquid touches only the edge particle,
+    // and is pushed away from its centre.
+    let dir = DVec3::new(3f64.sqrt() / 2.0, 0.5, 0.0);
+    let x = corner + dir * (2.0 * r - 0.2 * S);
+    let contacts = idx.liquid_contacts(std::slice::from_ref(&b), &[v(x)], r);
+    assert_eq!(contacts.len(), 1);
+    let n = contacts[0].normal;
+    assert!((n - dir).length() < 1e-6, "normal {n}, expected {dir}");
+}
+
+#[test]
+fn contacts_come_in_body_then_slot_order_and_one_per_body() {
+    let a = block();
+    let mut b = block();
+    b.state.x = DVec3::new(0.2, 0.0, 0.0);
+    let bodies = [a, b];
+    let idx = SurfaceIndex::new(&bodies);
+    let r = S / 2.0;
+    let mut pos = Vec::new();
+    for body in bodies.iter().rev() {
+        for dx in [-0.02, 0.0, 0.02] {
+            let under = top_particle(body, dx, 0.0);
+            pos.push(v(body.state.x + under + DVec3::Y * (2.0 * r - 0.1 * S)));
+        }
+    }
+    let contacts = idx.liquid_contacts(&bodies, &pos, r);
+    assert_eq!(contacts.len(), 6);
+    let order: Vec<(u32, u32)> = contacts.iter().map(|c| (c.body, c.slot)).collect();
+    assert_eq!(order, vec![(0, 3), (0, 4), (0, 5), (1, 0), (1, 1), (1, 2)]);
+}
