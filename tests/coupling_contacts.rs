@@ -122,3 +122,37 @@ fn contacts_come_in_body_then_slot_order_and_one_per_body() {
     let order: Vec<(u32, u32)> = contacts.iter().map(|c| (c.body, c.slot)).collect();
     assert_eq!(order, vec![(0, 3), (0, 4), (0, 5), (1, 0), (1, 1), (1, 2)]);
 }
+
+#[test]
+fn liquid_that_starts_inside_a_body_is_removed_and_ids_stay_contiguous() {
+    use sphrigid::coupling::inside::remove_liquid_inside;
+    use sphrigid::liquid::Particles;
+    use sphrigid::scene::LiquidBlock;
+    // A liquid block 0..0.2 at spacing 0.01 (centres at 0.005 + 0.01 i), and a 0.06 x 0.06 x
+    // 0.06 box centred at (0.1, 0.1, 0.1) sampled at the same spacing: the liquid centres
+    // strictly inside the box's particle cells are the 6 x 6 x 6 at 0.075..0.125.
+    let block: LiquidBlock =
+        toml::from_str("min = [0, 0, 0]\nmax = [0.2, 0.2, 0.2]\nspacing = 0.01").unwrap();
+    let mut p = Particles::from_blocks(&[block]);
+    let n = p.len();
+    let mut b = RigidBody::new(
+        "cube",
+        &Shape::Primitive(Primitive::Box {
+            size: DVec3::splat(0.06),
+        }),
+        500.0,
+        S,
+    )
+    .unwrap();
+    b.state.x = DVec3::splat(0.1);
+    let removed = remove_liquid_inside(&mut p, std::slice::from_ref(&b));
+    assert_eq!(removed, 6 * 6 * 6);
+    assert_eq!(p.len(), n - removed);
+    let mut ids = p.id.clone();
+    ids.sort();
+    assert_eq!(ids, (0..p.len() as u32).collect::<Vec<_>>());
+    for x in &p.pos {
+        let inside = (*x - Vec3A::splat(0.1)).abs().max_element() < 0.03;
+        assert!(!inside, "{x} is inside the box");
+    }
+}

@@ -75,6 +75,13 @@ pub fn run(args: CheckArgs) -> Result<()> {
         &loaded.file,
         s.liquid.first().map(|b| b.spacing),
     )?;
+    let inside = crate::coupling::inside::inside_bodies(&particles, &bodies);
+    let removed = inside.iter().filter(|&&f| f).count();
+    if removed > 0 {
+        println!(
+            "  liquid in bodies   {removed} particles start inside a body and are removed at setup"
+        );
+    }
     for b in &bodies {
         let i = b.inertia.body;
         println!(

@@ -78,6 +78,12 @@ pub fn run(args: RunArgs) -> Result<()> {
     });
     bar.finish_and_clear();
     let s = summary?;
+    if s.removed_inside_bodies > 0 {
+        eprintln!(
+            "removed {} liquid particles that started inside bodies",
+            s.removed_inside_bodies
+        );
+    }
     eprintln!(
         "done: {} frames, {} particles, {} steps in {:.1} s ({:.2}M particle-steps/s); frames in {}",
         s.last.frame,

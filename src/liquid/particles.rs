@@ -76,7 +76,8 @@ impl Particles {
         self.rho.push(0.0);
     }
 
-    /// Reorder every array so that slot `k` holds what slot `perm[k]` held.
+    /// Reorder every array so that slot `k` holds what slot `perm[k]` held (`perm` may be
+    /// shorter than the arrays, which then shrink to its length).
     pub fn permute(&mut self, perm: &[u32]) {
         use rayon::prelude::*;
         fn gather<T: Copy + Send + Sync>(v: &mut Vec<T>, perm: &[u32]) {
@@ -89,6 +90,20 @@ impl Particles {
         gather(&mut self.id, perm);
         gather(&mut self.phase, perm);
         gather(&mut self.rho, perm);
+    }
+
+    /// Keep the slots for which `keep(slot)` holds, and renumber the ids of those kept to
+    /// 0..n in their old id order.
+    pub fn retain(&mut self, keep: impl Fn(usize) -> bool) {
+        let kept: Vec<u32> = (0..self.len() as u32)
+            .filter(|&k| keep(k as usize))
+            .collect();
+        self.permute(&kept);
+        let mut order: Vec<u32> = (0..kept.len() as u32).collect();
+        order.sort_by_key(|&k| self.id[k as usize]);
+        for (new_id, &k) in order.iter().enumerate() {
+            self.id[k as usize] = new_id as u32;
+        }
     }
 
     /// For each id, the slot that holds it.

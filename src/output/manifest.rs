@@ -46,6 +46,8 @@ pub struct Manifest {
     pub backend: String,
     /// Number of liquid particles.
     pub particles: usize,
+    /// Liquid particles removed at setup because they started inside a body.
+    pub removed_inside_bodies: usize,
     /// Liquid particle radius, m (half the spacing).
     pub particle_radius: f64,
     /// Kernel radius h, m.

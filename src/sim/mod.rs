@@ -19,6 +19,8 @@ pub struct Simulation {
     pub liquid: LiquidSolver,
     /// The rigid bodies (none until [`Simulation::with_bodies`] builds them).
     pub bodies: Vec<RigidBody>,
+    /// Liquid particles removed at setup because they started inside a body.
+    pub removed_inside_bodies: usize,
     /// Gravity, m/s^2 (applied to dynamic bodies; the liquid has its own copy).
     pub gravity: DVec3,
     /// Step size, s.
@@ -43,6 +45,7 @@ impl Simulation {
             particles: Particles::from_blocks(&scene.liquid),
             liquid: LiquidSolver::new(params),
             bodies: Vec::new(),
+            removed_inside_bodies: 0,
             gravity: DVec3::from_array(scene.gravity),
             dt,
             substeps,
@@ -53,11 +56,14 @@ impl Simulation {
     }
 
     /// Set up a validated scene at time zero with its rigid bodies; `scene_file` anchors the
-    /// bodies' mesh paths and names the scene in messages.
+    /// bodies' mesh paths and names the scene in messages. Liquid that starts inside a body
+    /// is removed (counted in `removed_inside_bodies`).
     pub fn with_bodies(scene: &Scene, scene_file: &Path) -> Result<Simulation> {
         let mut sim = Simulation::new(scene);
         let spacing = scene.liquid.first().map(|b| b.spacing);
         sim.bodies = crate::rigid::spec::build_bodies(&scene.body, scene_file, spacing)?;
+        sim.removed_inside_bodies =
+            crate::coupling::inside::remove_liquid_inside(&mut sim.particles, &sim.bodies);
         Ok(sim)
     }
 

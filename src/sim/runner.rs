@@ -50,6 +50,8 @@ pub struct RunSummary {
     pub last: Progress,
     /// The output directory.
     pub out: PathBuf,
+    /// Liquid particles removed at setup because they started inside a body.
+    pub removed_inside_bodies: usize,
 }
 
 /// The manifest of a run before its first frame.
@@ -63,6 +65,7 @@ pub fn initial_manifest(loaded: &LoadedScene, sim: &Simulation, backend: Backend
         units: Manifest::si_units(),
         backend: backend.name().to_string(),
         particles: sim.particles.len(),
+        removed_inside_bodies: sim.removed_inside_bodies,
         particle_radius: params.spacing as f64 / 2.0,
         kernel_radius: params.h as f64,
         rest_kernel_sum: params.rho0 as f64,
@@ -137,5 +140,6 @@ pub fn run(
     Ok(RunSummary {
         last,
         out: opts.out.clone(),
+        removed_inside_bodies: sim.removed_inside_bodies,
     })
 }
