@@ -156,3 +156,81 @@ fn liquid_that_starts_inside_a_body_is_removed_and_ids_stay_contiguous() {
         assert!(!inside, "{x} is inside the box");
     }
 }
+
+fn cube(at: DVec3) -> RigidBody {
+    let mut b = RigidBody::new(
+        "cube",
+        &Shape::Primitive(Primitive::Box {
+            size: DVec3::splat(0.1),
+        }),
+        500.0,
+        S,
+    )
+    .unwrap();
+    b.state.x = at;
+    b
+}
+
+#[test]
+fn a_cube_sinking_into_the_floor_touches_it_at_its_four_corners() {
+    use sphrigid::coupling::body_contacts::wall_contacts;
+    use sphrigid::liquid::params::Walls;
+    let r = S / 2.0;
+    // Container [0, 1]^3; the liquid's centre bounds are shrunk by the liquid radius.
+    let walls = Walls {
+        lo: Vec3A::splat(r as f32),
+        hi: Vec3A::splat((1.0 - r) as f32),
+        restitution: 0.0,
+        friction: 0.0,
+    };
+    let b = cube(DVec3::new(0.5, 0.05 - 0.002, 0.5));
+    let contacts = wall_contacts(std::slice::from_ref(&b), &walls, r);
+    assert_eq!(contacts.len(), 4, "{contacts:?}");
+    let mut corners: Vec<(i64, i64)> = contacts
+        .iter()
+        .map(|c| {
+            assert_eq!((c.a, c.b), (0, None));
+            assert_eq!(c.normal, DVec3::Y);
+            assert!((c.depth - 0.002).abs() < 1e-9, "depth {}", c.depth);
+            assert!(
+                c.point.y.abs() < 1e-9,
+                "the point lies on the floor: {}",
+                c.point
+            );
+            (
+                ((c.point.x - 0.5) / 0.045).round() as i64,
+                ((c.point.z - 0.5) / 0.045).round() as i64,
+            )
+        })
+        .collect();
+    corners.sort();
+    assert_eq!(corners, vec![(-1, -1), (-1, 1), (1, -1), (1, 1)]);
+    // Lifted clear of the floor: no contact.
+    assert!(wall_contacts(&[cube(DVec3::new(0.5, 0.06, 0.5))], &walls, r).is_empty());
+}
+
+#[test]
+fn a_cube_resting_on_another_touches_it_with_the_face_normal() {
+    use sphrigid::coupling::body_contacts::body_body_contacts;
+    // The upper cube overlaps the lower one by 1 mm.
+    let bodies = [
+        cube(DVec3::new(0.0, 0.0, 0.0)),
+        cube(DVec3::new(0.0, 0.1 - 0.001, 0.0)),
+    ];
+    let index = SurfaceIndex::new(&bodies);
+    let contacts = body_body_contacts(&bodies, &index);
+    assert_eq!(contacts.len(), 4, "{contacts:?}");
+    for c in &contacts {
+        assert_eq!((c.a, c.b), (0, Some(1)));
+        // From body 1 (above) into body 0 (below).
+        assert!(
+            (c.normal - DVec3::NEG_Y).length() < 1e-9,
+            "normal {}",
+            c.normal
+        );
+        assert!((c.depth - 0.001).abs() < 1e-6, "depth {}", c.depth);
+    }
+    // Apart: nothing.
+    let apart = [cube(DVec3::ZERO), cube(DVec3::new(0.0, 0.2, 0.0))];
+    assert!(body_body_contacts(&apart, &SurfaceIndex::new(&apart)).is_empty());
+}

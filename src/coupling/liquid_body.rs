@@ -67,66 +67,74 @@ impl SurfaceIndex {
         pos: &[Vec3A],
         liquid_radius: f64,
     ) -> Vec<LiquidBodyContact> {
-        let mut out = Vec::new();
-        for (bi, body) in bodies.iter().enumerate() {
-            let reach_sum = body.clump.radius + liquid_radius;
-            let bound = self.reach[bi] + reach_sum;
-            let (com, rot) = (body.state.x, body.rotation());
-            let rot_t = rot.transpose();
-            let tree = &self.trees[bi];
-            let c = &body.clump;
-            let found: Vec<LiquidBodyContact> = pos
-                .par_iter()
-                .enumerate()
-                .filter_map(|(slot, x)| {
-                    let xw = DVec3::new(x.x as f64, x.y as f64, x.z as f64);
-                    if (xw - com).length_squared() > bound * bound {
-                        return None;
+        (0..bodies.len())
+            .flat_map(|bi| self.contacts_with(bodies, bi, pos, liquid_radius))
+            .collect()
+    }
+
+    /// Contacts of the spheres at `pos` (radius `radius`) with body `bi`, in slot order.
+    pub fn contacts_with(
+        &self,
+        bodies: &[RigidBody],
+        bi: usize,
+        pos: &[Vec3A],
+        radius: f64,
+    ) -> Vec<LiquidBodyContact> {
+        let body = &bodies[bi];
+        let reach_sum = body.clump.radius + radius;
+        let bound = self.reach[bi] + reach_sum;
+        let (com, rot) = (body.state.x, body.rotation());
+        let rot_t = rot.transpose();
+        let tree = &self.trees[bi];
+        let c = &body.clump;
+        pos.par_iter()
+            .enumerate()
+            .filter_map(|(slot, x)| {
+                let xw = DVec3::new(x.x as f64, x.y as f64, x.z as f64);
+                if (xw - com).length_squared() > bound * bound {
+                    return None;
+                }
+                let xb = rot_t * (xw - com);
+                let mut normal = DVec3::ZERO;
+                let mut depth = 0.0f64;
+                let mut nearest = (f64::INFINITY, DVec3::ZERO);
+                for p in tree.locate_within_distance(xb.to_array(), reach_sum * reach_sum) {
+                    let k = p.data as usize;
+                    let d = (xb - c.positions[k]).length();
+                    let overlap = reach_sum - d;
+                    if overlap <= 0.0 {
+                        continue;
                     }
-                    let xb = rot_t * (xw - com);
-                    let mut normal = DVec3::ZERO;
-                    let mut depth = 0.0f64;
-                    let mut nearest = (f64::INFINITY, DVec3::ZERO);
-                    for p in tree.locate_within_distance(xb.to_array(), reach_sum * reach_sum) {
-                        let k = p.data as usize;
-                        let d = (xb - c.positions[k]).length();
-                        let overlap = reach_sum - d;
-                        if overlap <= 0.0 {
-                            continue;
-                        }
-                        // Within 45 degrees of the surface particle's normal the face normal
-                        // holds (a flat face pushes flat); beyond it the liquid sits round an
-                        // edge or corner and the pair's own direction holds.
-                        let dir = (xb - c.positions[k]) / d.max(f64::MIN_POSITIVE);
-                        let face = c.normals[k];
-                        let n = if dir.dot(face) >= std::f64::consts::FRAC_1_SQRT_2 {
-                            face
-                        } else {
-                            dir
-                        };
-                        normal += n * overlap;
-                        depth = depth.max(overlap);
-                        if d < nearest.0 {
-                            nearest = (d, c.normals[k]);
-                        }
+                    // Within 45 degrees of the surface particle's normal the face normal
+                    // holds (a flat face pushes flat); beyond it the sphere sits round an
+                    // edge or corner and the pair's own direction holds.
+                    let dir = (xb - c.positions[k]) / d.max(f64::MIN_POSITIVE);
+                    let face = c.normals[k];
+                    let n = if dir.dot(face) >= std::f64::consts::FRAC_1_SQRT_2 {
+                        face
+                    } else {
+                        dir
+                    };
+                    normal += n * overlap;
+                    depth = depth.max(overlap);
+                    if d < nearest.0 {
+                        nearest = (d, n);
                     }
-                    if depth <= 0.0 {
-                        return None;
-                    }
-                    // Overlap-weighted normals of the touching surface particles: one normal
-                    // across a flat face, the clump's rounded shape at edges and corners.
-                    let n = normal.try_normalize().unwrap_or(nearest.1);
-                    Some(LiquidBodyContact {
-                        slot: slot as u32,
-                        body: bi as u32,
-                        normal: rot * n,
-                        point: xw,
-                        depth,
-                    })
+                }
+                if depth <= 0.0 {
+                    return None;
+                }
+                // Overlap-weighted normals of the touching surface particles: one normal
+                // across a flat face, the clump's rounded shape at edges and corners.
+                let n = normal.try_normalize().unwrap_or(nearest.1);
+                Some(LiquidBodyContact {
+                    slot: slot as u32,
+                    body: bi as u32,
+                    normal: rot * n,
+                    point: xw,
+                    depth,
                 })
-                .collect();
-            out.extend(found);
-        }
-        out
+            })
+            .collect()
     }
 }

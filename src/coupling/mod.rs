@@ -1,5 +1,7 @@
-//! Coupling the liquid and the bodies: contact detection (and, to come, the contact LCP).
+//! Coupling the liquid and the bodies: contact detection between liquid, bodies and walls.
+pub mod body_contacts;
 pub mod inside;
 pub mod liquid_body;
 
+pub use body_contacts::BodyContact;
 pub use liquid_body::{LiquidBodyContact, SurfaceIndex};
