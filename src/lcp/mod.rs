@@ -1,1 +1,14 @@
 //! Linear complementarity solvers: dense Lemke and Dantzig, and the structured contact form.
+pub mod dantzig;
+pub mod lemke;
+pub mod matrix;
+pub mod options;
+pub mod problem;
+pub mod solution;
+
+pub use dantzig::dantzig;
+pub use lemke::lemke;
+pub use matrix::DenseMatrix;
+pub use options::{Options, TieBreak};
+pub use problem::DenseProblem;
+pub use solution::{Outcome, Residuals, Solution};
