@@ -22,10 +22,13 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
     let mut pivots = 0;
     let has_friction = problem.friction.iter().any(Option::is_some);
     let mut z = vec![0.0; n];
+    // The normal values the friction bounds are taken from (relaxed after a few rounds, so that
+    // a two-state oscillation dies out).
+    let mut zbar = vec![0.0; n];
     let mut rounds = 0;
     let outcome = loop {
         rounds += 1;
-        let (lo, hi) = problem.bounds_at(&z);
+        let (lo, hi) = problem.bounds_at(&zbar);
         let (znew, outcome) = boxed_fixed(
             &problem.m,
             &problem.q,
@@ -35,11 +38,11 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
             limit,
             &mut pivots,
         );
-        let change = bounds_change(problem, &z, &znew);
         z = znew;
         if outcome != Outcome::Solved || !has_friction {
             break outcome;
         }
+        let change = bounds_change(problem, &zbar, &z);
         let zs = z.iter().fold(0.0f64, |s, v| s.max(v.abs()));
         if change <= 1e-13 * zs.max(f64::MIN_POSITIVE) {
             break Outcome::Solved;
@@ -47,6 +50,7 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
         if rounds >= options.max_friction_rounds {
             break Outcome::PivotLimit;
         }
+        relax_normals(&mut zbar, &z, rounds);
     };
     let w = problem.w(&z);
     let (lo, hi) = problem.bounds_at(&z);
@@ -58,6 +62,15 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
         pivots,
         iterations: rounds,
         residuals,
+    }
+}
+
+/// Move the normal values behind the friction bounds towards the new solution: a full step
+/// for the first rounds, then half steps (a Krasnoselskii-Mann iteration).
+pub(crate) fn relax_normals(zbar: &mut [f64], z: &[f64], round: usize) {
+    let omega = if round <= 4 { 1.0 } else { 0.5 };
+    for (b, &x) in zbar.iter_mut().zip(z) {
+        *b += omega * (x - *b);
     }
 }
 
@@ -173,6 +186,7 @@ pub(crate) fn boxed_fixed(
     let order: Vec<usize> = (0..n).filter(|&i| free(i)).chain((0..n).filter(|&i| !free(i))).collect();
     let mut dz = vec![0.0; n];
     let mut dw = vec![0.0; n];
+    let start = *pivots;
     for &d in &order {
         if lo[d] == hi[d] {
             z[d] = lo[d];
@@ -196,7 +210,7 @@ pub(crate) fn boxed_fixed(
                 state[d] = State::Clamped;
                 break;
             }
-            if *pivots >= limit {
+            if *pivots - start >= limit {
                 return (z, Outcome::PivotLimit);
             }
             *pivots += 1;

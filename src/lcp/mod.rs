@@ -12,3 +12,8 @@ pub use matrix::DenseMatrix;
 pub use options::{Options, TieBreak};
 pub use problem::DenseProblem;
 pub use solution::{Outcome, Residuals, Solution};
+pub mod block_pivot;
+pub mod structured;
+pub use block_pivot::solve_structured;
+pub use structured::{BodyTerm, ParticleTerm, StructuredProblem, StructuredRow, body_inverse_mass};
+pub mod sample;
