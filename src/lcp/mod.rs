@@ -17,3 +17,4 @@ pub mod structured;
 pub use block_pivot::solve_structured;
 pub use structured::{BodyTerm, ParticleTerm, StructuredProblem, StructuredRow, body_inverse_mass};
 pub mod sample;
+pub mod io;
