@@ -28,7 +28,13 @@ pub fn solve_structured(problem: &StructuredProblem, options: &Options) -> crate
         // The guard of last resort: single-index pivoting on the densified problem.
         let dense = dantzig_unchecked(&problem.to_dense(), options);
         if dense.outcome == Outcome::Solved {
-            sol = finish(problem, dense.z, Outcome::Solved, sol.pivots + dense.pivots, sol.iterations);
+            sol = finish(
+                problem,
+                dense.z,
+                Outcome::Solved,
+                sol.pivots + dense.pivots,
+                sol.iterations,
+            );
         }
     }
     Ok(sol)
@@ -102,9 +108,11 @@ impl<'a> Newton<'a> {
         };
         let mut exact = vec![];
         for (i, r) in p.rows.iter().enumerate() {
-            let liquid = r.particle.as_ref().is_some_and(|t| {
-                count[t.particle] == 1 && dot(&t.n, &t.n) > 0.0
-            }) && r.lo == 0.0
+            let liquid = r
+                .particle
+                .as_ref()
+                .is_some_and(|t| count[t.particle] == 1 && dot(&t.n, &t.n) > 0.0)
+                && r.lo == 0.0
                 && r.hi == f64::INFINITY
                 && r.friction.is_none()
                 && !is_friction_target[i];
@@ -125,7 +133,8 @@ impl<'a> Newton<'a> {
             liq.nb.push(k as u8);
             liq.body.push(bs);
             liq.j.push(js);
-            liq.d.push(dot(&t.n, &t.n) * p.particle_inv_mass[t.particle]);
+            liq.d
+                .push(dot(&t.n, &t.n) * p.particle_inv_mass[t.particle]);
             liq.q.push(r.q);
         }
         let ne = exact.len();

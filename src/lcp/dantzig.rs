@@ -9,10 +9,18 @@ use super::problem::{DenseProblem, effective_bounds};
 use super::solution::{Outcome, Residuals, Solution};
 
 /// Solve a boxed LCP (standard ones included) by Dantzig/Baraff pivoting. M should be
-/// symmetric positive semi-definite. Errors only on malformed problems.
+/// symmetric positive semi-definite. On strongly rank-deficient M rounding can stall the
+/// drive (pivot limit, singular clamped set); a standard problem that fails so is re-solved
+/// by Lemke, and the pivots of both are counted. Errors only on malformed problems.
 pub fn dantzig(problem: &DenseProblem, options: &Options) -> crate::Result<Solution> {
     problem.validate().map_err(crate::Error::Input)?;
-    Ok(dantzig_unchecked(problem, options))
+    let sol = dantzig_unchecked(problem, options);
+    if sol.outcome != Outcome::Solved && problem.is_standard() {
+        let mut l = super::lemke::lemke_standard(&problem.m, &problem.q, options);
+        l.pivots += sol.pivots;
+        return Ok(l);
+    }
+    Ok(sol)
 }
 
 /// Dantzig without validation.
@@ -91,6 +99,9 @@ enum State {
     AtLo,
     AtHi,
     Fixed,
+    /// Strictly inside its bounds with w = 0, but its column depends on C's numerically: it
+    /// stays put while its w stays zero, and joins C as soon as a step would change its w.
+    Parked,
 }
 
 /// What stops a drive step.
@@ -118,7 +129,9 @@ impl ClampedInverse {
         let k = self.k();
         let b: Vec<f64> = self.idx.iter().map(|&c| m[(c, i)]).collect();
         let r: Vec<f64> = self.idx.iter().map(|&c| m[(i, c)]).collect();
-        let u: Vec<f64> = (0..k).map(|a| dot(&self.inv[a * k..(a + 1) * k], &b)).collect();
+        let u: Vec<f64> = (0..k)
+            .map(|a| dot(&self.inv[a * k..(a + 1) * k], &b))
+            .collect();
         let v: Vec<f64> = (0..k)
             .map(|c| (0..k).map(|a| r[a] * self.inv[a * k + c]).sum())
             .collect();
@@ -171,7 +184,7 @@ pub(crate) fn boxed_fixed(
     let mscale = m.max_abs().max(f64::MIN_POSITIVE);
     let qscale = q.iter().fold(0.0f64, |s, v| s.max(v.abs()));
     let wtol = 1e-12 * qscale.max(f64::MIN_POSITIVE);
-    let stol = tol.max(1e-14) * mscale;
+    let stol = tol.max(1e-14) * 10.0 * mscale;
     let mut z: Vec<f64> = (0..n).map(|i| 0.0f64.clamp(lo[i], hi[i])).collect();
     let mut w = m.mul_vec(&z);
     for i in 0..n {
@@ -183,7 +196,10 @@ pub(crate) fn boxed_fixed(
         inv: Vec::new(),
     };
     let free = |i: usize| lo[i] == f64::NEG_INFINITY && hi[i] == f64::INFINITY;
-    let order: Vec<usize> = (0..n).filter(|&i| free(i)).chain((0..n).filter(|&i| !free(i))).collect();
+    let order: Vec<usize> = (0..n)
+        .filter(|&i| free(i))
+        .chain((0..n).filter(|&i| !free(i)))
+        .collect();
     let mut dz = vec![0.0; n];
     let mut dw = vec![0.0; n];
     let start = *pivots;
@@ -193,6 +209,9 @@ pub(crate) fn boxed_fixed(
             state[d] = State::Fixed;
             continue;
         }
+        // Rows whose joining C proved numerically singular during this drive: in exact
+        // arithmetic their dw is zero (their column lies in the span of C's), so they never block.
+        let mut skip: Vec<usize> = Vec::new();
         loop {
             let wd = w[d];
             if z[d] <= lo[d] && wd >= -wtol {
@@ -204,10 +223,11 @@ pub(crate) fn boxed_fixed(
                 break;
             }
             if wd.abs() <= wtol && z[d] > lo[d] && z[d] < hi[d] {
-                if !cl.add(m, d, stol) {
-                    return (z, Outcome::Singular);
-                }
-                state[d] = State::Clamped;
+                state[d] = if cl.add(m, d, stol) {
+                    State::Clamped
+                } else {
+                    State::Parked
+                };
                 break;
             }
             if *pivots - start >= limit {
@@ -223,13 +243,13 @@ pub(crate) fn boxed_fixed(
             for a in 0..k {
                 dz[cl.idx[a]] = -s * dot(&cl.inv[a * k..(a + 1) * k], &mcd);
             }
-            for i in 0..n {
+            for (i, dwi) in dw.iter_mut().enumerate() {
                 let row = m.row(i);
                 let mut acc = row[d] * s;
                 for &c in &cl.idx {
                     acc += row[c] * dz[c];
                 }
-                dw[i] = acc;
+                *dwi = acc;
             }
             for &c in &cl.idx {
                 dw[c] = 0.0;
@@ -237,14 +257,20 @@ pub(crate) fn boxed_fixed(
             // Largest step.
             let mut best = f64::INFINITY;
             let mut block = None;
+            // The driven row's own events come first and win ties: a tie lost to an unclamp
+            // can leave d's w at zero with its column dependent on C's.
             let mut consider = |t: f64, b: Block| {
                 let t = t.max(0.0);
-                if t < best {
+                if t < best && (best == f64::INFINITY || t < best * (1.0 - 1e-12)) {
                     best = t;
                     block = Some(b);
                 }
             };
-            let dwtol = 1e-13 * mscale;
+            let dz_norm: f64 = std::iter::once(d)
+                .chain(cl.idx.iter().copied())
+                .map(|c| dz[c].abs())
+                .sum();
+            let dwtol = 1e-12 * mscale * dz_norm;
             if dw[d] * s > dwtol {
                 consider(-wd / dw[d], Block::DriveZero);
             }
@@ -263,9 +289,13 @@ pub(crate) fn boxed_fixed(
                 }
             }
             for i in 0..n {
+                if skip.contains(&i) {
+                    continue;
+                }
                 match state[i] {
                     State::AtLo if dw[i] < -dwtol => consider(-w[i] / dw[i], Block::Unclamp(i)),
                     State::AtHi if dw[i] > dwtol => consider(-w[i] / dw[i], Block::Unclamp(i)),
+                    State::Parked if dw[i].abs() > dwtol => consider(0.0, Block::Unclamp(i)),
                     _ => {}
                 }
             }
@@ -283,10 +313,11 @@ pub(crate) fn boxed_fixed(
             match block {
                 Block::DriveZero => {
                     w[d] = 0.0;
-                    if !cl.add(m, d, stol) {
-                        return (z, Outcome::Singular);
-                    }
-                    state[d] = State::Clamped;
+                    state[d] = if cl.add(m, d, stol) {
+                        State::Clamped
+                    } else {
+                        State::Parked
+                    };
                     break;
                 }
                 Block::DriveBound(up) => {
@@ -302,10 +333,11 @@ pub(crate) fn boxed_fixed(
                 }
                 Block::Unclamp(i) => {
                     w[i] = 0.0;
-                    if !cl.add(m, i, stol) {
-                        return (z, Outcome::Singular);
+                    if cl.add(m, i, stol) {
+                        state[i] = State::Clamped;
+                    } else {
+                        skip.push(i);
                     }
-                    state[i] = State::Clamped;
                 }
             }
         }

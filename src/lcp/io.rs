@@ -88,14 +88,18 @@ pub fn parse(text: &str, origin: &str) -> Result<ProblemFile> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
     let Some(obj) = value.as_object() else {
-        return Err(bad("expected a JSON object with \"M\" and \"q\", or \"rows\"".into()));
+        return Err(bad(
+            "expected a JSON object with \"M\" and \"q\", or \"rows\"".into(),
+        ));
     };
     if obj.contains_key("M") {
         let d: DenseJson = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
         dense_from_json(d).map_err(bad).map(ProblemFile::Dense)
     } else if obj.contains_key("rows") {
         let s: StructuredJson = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
-        structured_from_json(s).map_err(bad).map(ProblemFile::Structured)
+        structured_from_json(s)
+            .map_err(bad)
+            .map(ProblemFile::Structured)
     } else {
         Err(bad(
             "neither a dense problem (keys \"M\", \"q\") nor a structured one (key \"rows\")"
@@ -114,12 +118,10 @@ fn dense_from_json(d: DenseJson) -> std::result::Result<DenseProblem, String> {
             return Err(format!("M[{i}] has {} entries, expected {n}", r.len()));
         }
     }
-    let bound = |v: Option<Vec<Option<f64>>>, name: &str, default: f64, inf: f64| {
-        match v {
-            None => Ok(vec![default; n]),
-            Some(v) if v.len() != n => Err(format!("{name} has {} entries, expected {n}", v.len())),
-            Some(v) => Ok(v.into_iter().map(|x| x.unwrap_or(inf)).collect()),
-        }
+    let bound = |v: Option<Vec<Option<f64>>>, name: &str, default: f64, inf: f64| match v {
+        None => Ok(vec![default; n]),
+        Some(v) if v.len() != n => Err(format!("{name} has {} entries, expected {n}", v.len())),
+        Some(v) => Ok(v.into_iter().map(|x| x.unwrap_or(inf)).collect()),
     };
     let lo = bound(d.lo, "lo", 0.0, f64::NEG_INFINITY)?;
     let hi = bound(d.hi, "hi", f64::INFINITY, f64::INFINITY)?;
@@ -168,7 +170,10 @@ fn structured_from_json(s: StructuredJson) -> std::result::Result<StructuredProb
         }
         let mut bodies = [None, None];
         for (k, b) in r.bodies.into_iter().enumerate() {
-            bodies[k] = Some(BodyTerm { body: b.body, j: b.j });
+            bodies[k] = Some(BodyTerm {
+                body: b.body,
+                j: b.j,
+            });
         }
         p.rows.push(StructuredRow {
             particle,
@@ -217,7 +222,10 @@ pub fn to_json(problem: &ProblemFile) -> String {
                     n: r.particle.map(|t| t.n),
                     bodies: r
                         .body_terms()
-                        .map(|t| BodyJson { body: t.body, j: t.j })
+                        .map(|t| BodyJson {
+                            body: t.body,
+                            j: t.j,
+                        })
                         .collect(),
                     lo: finite(r.lo),
                     hi: finite(r.hi),

@@ -82,7 +82,11 @@ pub(crate) fn lemke_standard(m: &DenseMatrix, q: &[f64], options: &Options) -> S
         if leaving == z0 {
             break Outcome::Solved;
         }
-        entering = if leaving < n { leaving + n } else { leaving - n };
+        entering = if leaving < n {
+            leaving + n
+        } else {
+            leaving - n
+        };
     };
 
     // Read z from the basis; when solved, refactorise the basis for an exact z.

@@ -29,7 +29,11 @@ impl DenseMatrix {
 
     /// A matrix from row-major data; panics if the length is not rows * cols.
     pub fn from_row_major(rows: usize, cols: usize, data: Vec<f64>) -> Self {
-        assert_eq!(data.len(), rows * cols, "row-major data of the wrong length");
+        assert_eq!(
+            data.len(),
+            rows * cols,
+            "row-major data of the wrong length"
+        );
         Self { rows, cols, data }
     }
 
@@ -216,8 +220,8 @@ impl Cholesky {
         }
         for i in (0..n).rev() {
             let mut s = x[i];
-            for k in i + 1..n {
-                s -= self.l[(k, i)] * x[k];
+            for (k, xk) in x.iter().enumerate().skip(i + 1) {
+                s -= self.l[(k, i)] * xk;
             }
             x[i] = s / self.l[(i, i)];
         }
@@ -230,7 +234,11 @@ mod tests {
 
     #[test]
     fn lu_and_cholesky_solve_a_small_system() {
-        let a = DenseMatrix::from_rows(&[vec![4.0, 1.0, 0.0], vec![1.0, 3.0, 1.0], vec![0.0, 1.0, 2.0]]);
+        let a = DenseMatrix::from_rows(&[
+            vec![4.0, 1.0, 0.0],
+            vec![1.0, 3.0, 1.0],
+            vec![0.0, 1.0, 2.0],
+        ]);
         let b = [1.0, 2.0, 3.0];
         let x = Lu::new(&a, 1e-14).unwrap().solve(&b);
         let mut y = b.to_vec();

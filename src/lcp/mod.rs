@@ -16,5 +16,5 @@ pub mod block_pivot;
 pub mod structured;
 pub use block_pivot::solve_structured;
 pub use structured::{BodyTerm, ParticleTerm, StructuredProblem, StructuredRow, body_inverse_mass};
-pub mod sample;
 pub mod io;
+pub mod sample;

@@ -59,9 +59,8 @@ impl DenseProblem {
 
     /// True when every row has bounds `[0, inf)` and no friction coupling.
     pub fn is_standard(&self) -> bool {
-        (0..self.len()).all(|i| {
-            self.lo[i] == 0.0 && self.hi[i] == f64::INFINITY && self.friction[i].is_none()
-        })
+        (0..self.len())
+            .all(|i| self.lo[i] == 0.0 && self.hi[i] == f64::INFINITY && self.friction[i].is_none())
     }
 
     /// `w = M z + q`.

@@ -92,9 +92,21 @@ fn random_rotation(rng: &mut Rng) -> [[f64; 3]; 3] {
     q.iter_mut().for_each(|x| *x /= len);
     let [w, x, y, z] = q;
     [
-        [1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)],
-        [2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)],
-        [2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)],
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - w * z),
+            2.0 * (x * z + w * y),
+        ],
+        [
+            2.0 * (x * y + w * z),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - w * x),
+        ],
+        [
+            2.0 * (x * z - w * y),
+            2.0 * (y * z + w * x),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
     ]
 }
 
@@ -106,7 +118,11 @@ pub fn liquid_on_boxes(spec: &SampleSpec) -> StructuredProblem {
     let mut p = StructuredProblem::default();
     let mut boxes = Vec::new();
     for _ in 0..nb {
-        let half = [rng.range(0.2, 0.6), rng.range(0.2, 0.6), rng.range(0.2, 0.6)];
+        let half = [
+            rng.range(0.2, 0.6),
+            rng.range(0.2, 0.6),
+            rng.range(0.2, 0.6),
+        ];
         let density = rng.range(300.0, 900.0);
         let mass = density * 8.0 * half[0] * half[1] * half[2];
         let ib = [
@@ -136,13 +152,20 @@ pub fn liquid_on_boxes(spec: &SampleSpec) -> StructuredProblem {
         };
         let k = p.particle_inv_mass.len();
         p.particle_inv_mass.push(1.0 / particle_mass);
-        p.rows
-            .push(StructuredRow::contact(vn).with_particle(k, n).with_body(b, jac(n, r, -1.0)));
+        p.rows.push(
+            StructuredRow::contact(vn)
+                .with_particle(k, n)
+                .with_body(b, jac(n, r, -1.0)),
+        );
         if c < spec.shared_particles && nb > 1 {
             // The same particle also touches the next body, from roughly the other side.
             let b2 = (b + 1) % nb;
             let (r2, _) = boxes[b2].face_point(&mut rng);
-            let n2 = [-n[0] + rng.range(-0.3, 0.3), -n[1], -n[2] + rng.range(-0.3, 0.3)];
+            let n2 = [
+                -n[0] + rng.range(-0.3, 0.3),
+                -n[1],
+                -n[2] + rng.range(-0.3, 0.3),
+            ];
             let len = n2.iter().map(|x| x * x).sum::<f64>().sqrt();
             let n2 = n2.map(|x| x / len);
             let vn2 = -rng.range(0.05, 0.5);

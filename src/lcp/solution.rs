@@ -70,7 +70,11 @@ impl Residuals {
                 r.sign = r.sign.max(wi);
             }
             let c = if wi >= 0.0 {
-                if l.is_finite() { ((zi - l) * wi).abs() } else { 0.0 }
+                if l.is_finite() {
+                    ((zi - l) * wi).abs()
+                } else {
+                    0.0
+                }
             } else if h.is_finite() {
                 ((h - zi) * wi).abs()
             } else if l.is_finite() {

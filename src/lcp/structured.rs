@@ -150,7 +150,9 @@ impl StructuredProblem {
             }
             let m = DenseMatrix::from_row_major(6, 6, w.to_vec());
             if super::matrix::Cholesky::new(&m, 1e-13).is_none() {
-                return Err(format!("bodies[{b}]: inverse mass is not positive definite"));
+                return Err(format!(
+                    "bodies[{b}]: inverse mass is not positive definite"
+                ));
             }
         }
         for (k, &im) in self.particle_inv_mass.iter().enumerate() {
