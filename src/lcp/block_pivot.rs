@@ -13,7 +13,7 @@
 use super::dantzig::{boxed_fixed, dantzig_unchecked, relax_normals};
 use super::matrix::{Cholesky, DenseMatrix, dot};
 use super::options::Options;
-use super::problem::effective_bounds;
+use super::problem::{DenseProblem, effective_bounds};
 use super::solution::{Outcome, Residuals, Solution};
 use super::structured::StructuredProblem;
 
@@ -50,6 +50,15 @@ struct Liquid {
     q: Vec<f64>,
 }
 
+/// A Newton model: the active set it was built for, f0, `Y = H^-1 J_R^T`, S and q_eff.
+struct Model {
+    active: Vec<bool>,
+    f0: Vec<f64>,
+    y: Vec<Vec<f64>>,
+    s: DenseMatrix,
+    qe: Vec<f64>,
+}
+
 struct Newton<'a> {
     p: &'a StructuredProblem,
     dim: usize,
@@ -60,6 +69,9 @@ struct Newton<'a> {
     exact: Vec<usize>,
     /// D among the exact rows (dense, small).
     d_exact: DenseMatrix,
+    /// For each exact row, the exact-row position of its friction normal (friction normals are
+    /// always exact rows), so friction is solved inside the small Dantzig problem.
+    local_friction: Vec<Option<usize>>,
 }
 
 impl<'a> Newton<'a> {
@@ -149,6 +161,14 @@ impl<'a> Newton<'a> {
                 }
             }
         }
+        let mut pos = vec![usize::MAX; p.len()];
+        for (a, &i) in exact.iter().enumerate() {
+            pos[i] = a;
+        }
+        let local_friction = exact
+            .iter()
+            .map(|&i| p.rows[i].friction.map(|j| pos[j]))
+            .collect();
         Newton {
             p,
             dim: 6 * nb,
@@ -156,6 +176,7 @@ impl<'a> Newton<'a> {
             liq,
             exact,
             d_exact,
+            local_friction,
         }
     }
 
@@ -263,25 +284,14 @@ impl<'a> Newton<'a> {
         s + self.exact_value(f, lo, hi)
     }
 
-    /// The maximiser of the Newton model for the active set of `v`: returns f* and the exact
-    /// rows' z, or the Dantzig sub-solve's failure.
-    fn model_step(
-        &self,
-        v: &[f64],
-        lo: &[f64],
-        hi: &[f64],
-        options: &Options,
-        pivots: &mut usize,
-    ) -> Result<(Vec<f64>, Vec<f64>), Outcome> {
+    /// The Newton model for the active set of `v`: `H = W^-1 + J_A^T D_A^-1 J_A` factored,
+    /// `f0 = -H^-1 J_A^T D_A^-1 q_A`, and the exact rows' Schur complement.
+    fn build_model(&self, v: &[f64]) -> Result<Model, Outcome> {
         let dim = self.dim;
+        let nbod = self.minv.len();
+        // Single-body rows accumulate into per-body 6x6 blocks; two-body rows go to H directly.
+        let mut blocks = vec![[0.0f64; 36]; nbod];
         let mut h = DenseMatrix::zeros(dim, dim);
-        for (b, m) in self.minv.iter().enumerate() {
-            for r in 0..6 {
-                for c in 0..6 {
-                    h[(6 * b + r, 6 * b + c)] = m[r * 6 + c];
-                }
-            }
-        }
         let mut g = vec![0.0; dim];
         for (l, &vl) in v.iter().enumerate() {
             if vl >= 0.0 {
@@ -291,6 +301,18 @@ impl<'a> Newton<'a> {
             let nb = self.liq.nb[l] as usize;
             let j = &self.liq.j[l];
             let q = self.liq.q[l];
+            if nb == 1 {
+                let b = self.liq.body[l][0];
+                let blk = &mut blocks[b];
+                for r in 0..6 {
+                    let jr = j[r] * inv_d;
+                    g[6 * b + r] -= jr * q;
+                    for c in 0..6 {
+                        blk[r * 6 + c] += jr * j[c];
+                    }
+                }
+                continue;
+            }
             for a in 0..nb {
                 let ba = self.liq.body[l][a];
                 for r in 0..6 {
@@ -306,15 +328,19 @@ impl<'a> Newton<'a> {
                 }
             }
         }
+        for (b, m) in self.minv.iter().enumerate() {
+            for r in 0..6 {
+                for c in 0..6 {
+                    h[(6 * b + r, 6 * b + c)] += m[r * 6 + c] + blocks[b][r * 6 + c];
+                }
+            }
+        }
         let Some(ch) = Cholesky::new(&h, 1e-14) else {
             return Err(Outcome::Singular);
         };
         let mut f0 = g;
         ch.solve_in_place(&mut f0);
         let ne = self.exact.len();
-        if ne == 0 {
-            return Ok((f0, vec![]));
-        }
         // Y = H^-1 J_R^T, S = D_RR + J_R Y, q_eff = q_R + J_R f0.
         let mut y = vec![vec![0.0; dim]; ne];
         for (a, &i) in self.exact.iter().enumerate() {
@@ -325,24 +351,69 @@ impl<'a> Newton<'a> {
         }
         let mut s = self.d_exact.clone();
         let mut qe = vec![0.0; ne];
-        let (mut l, mut hh) = (vec![0.0; ne], vec![0.0; ne]);
         for (a, &i) in self.exact.iter().enumerate() {
             qe[a] = self.p.rows[i].q + self.j_f(i, &f0);
-            l[a] = lo[i];
-            hh[a] = hi[i];
             for b in 0..ne {
                 s[(a, b)] += self.j_f(i, &y[b]);
             }
         }
-        let limit = options.pivot_limit_for(ne);
-        let (zr, out) = boxed_fixed(&s, &qe, &l, &hh, options.tolerance, limit, pivots);
+        Ok(Model {
+            active: v.iter().map(|&x| x < 0.0).collect(),
+            f0,
+            y,
+            s,
+            qe,
+        })
+    }
+
+    /// The maximiser of a model for these bounds: f* and the exact rows' z, or the Dantzig
+    /// sub-solve's failure.
+    fn model_step(
+        &self,
+        model: &Model,
+        lo: &[f64],
+        hi: &[f64],
+        options: &Options,
+        pivots: &mut usize,
+    ) -> Result<(Vec<f64>, Vec<f64>), Outcome> {
+        let ne = self.exact.len();
+        if ne == 0 {
+            return Ok((model.f0.clone(), vec![]));
+        }
+        let (zr, out) = if self.local_friction.iter().any(Option::is_some) {
+            // Friction bounds follow their normals: solved exactly in the small problem, with
+            // the rows' own coefficients.
+            let sub = DenseProblem {
+                m: model.s.clone(),
+                q: model.qe.clone(),
+                lo: self.exact.iter().map(|&i| self.p.rows[i].lo).collect(),
+                hi: self.exact.iter().map(|&i| self.p.rows[i].hi).collect(),
+                friction: self.local_friction.clone(),
+            };
+            let sol = dantzig_unchecked(&sub, options);
+            *pivots += sol.pivots;
+            (sol.z, sol.outcome)
+        } else {
+            let l: Vec<f64> = self.exact.iter().map(|&i| lo[i]).collect();
+            let h: Vec<f64> = self.exact.iter().map(|&i| hi[i]).collect();
+            let limit = options.pivot_limit_for(ne);
+            boxed_fixed(
+                &model.s,
+                &model.qe,
+                &l,
+                &h,
+                options.tolerance,
+                limit,
+                pivots,
+            )
+        };
         if out != Outcome::Solved {
             return Err(out);
         }
-        let mut f = f0;
+        let mut f = model.f0.clone();
         for (a, &za) in zr.iter().enumerate() {
             if za != 0.0 {
-                for (fk, yk) in f.iter_mut().zip(&y[a]) {
+                for (fk, yk) in f.iter_mut().zip(&model.y[a]) {
                     *fk += za * yk;
                 }
             }
@@ -368,9 +439,10 @@ impl<'a> Newton<'a> {
         let mut iterations = 0;
         let mut rounds = 0;
         let mut first = true;
+        let mut model: Option<Model> = None;
         let outcome = 'rounds: loop {
             rounds += 1;
-            let (lo, hi) = effective_bounds(&lo0, &hi0, &fr, &zbar);
+            let (mut lo, mut hi) = effective_bounds(&lo0, &hi0, &fr, &zbar);
             // Newton iterations for these bounds.
             let round_start = iterations;
             loop {
@@ -378,13 +450,34 @@ impl<'a> Newton<'a> {
                     break 'rounds Outcome::PivotLimit;
                 }
                 iterations += 1;
-                let (fstar, zrs) = match self.model_step(&v, &lo, &hi, options, &mut pivots) {
+                // Rebuild the model only when the active set has changed.
+                let same_model = model
+                    .as_ref()
+                    .is_some_and(|m| v.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a));
+                if !same_model {
+                    model = match self.build_model(&v) {
+                        Ok(m) => Some(m),
+                        Err(o) => break 'rounds o,
+                    };
+                }
+                let m = model.as_ref().expect("model built");
+                let (fstar, zrs) = match self.model_step(m, &lo, &hi, options, &mut pivots) {
                     Ok(x) => x,
                     Err(o) => break 'rounds o,
                 };
+                if has_friction {
+                    // The merit uses the friction bounds of the latest exact-row solution.
+                    for (a, &i) in self.exact.iter().enumerate() {
+                        zbar[i] = zrs[a];
+                    }
+                    (lo, hi) = effective_bounds(&lo0, &hi0, &fr, &zbar);
+                }
                 let d: Vec<f64> = fstar.iter().zip(&f).map(|(a, b)| a - b).collect();
                 let mut t = 1.0;
-                if !first {
+                // A full step that keeps the active set is the exact solution: take it.
+                self.liquid_v(&fstar, &mut vt);
+                let repeats = vt.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a);
+                if !first && !repeats {
                     // Sufficient increase of Psi along d (proximal Newton, Armijo).
                     let psi0 = self.psi(&f, &mut vt, &lo, &hi);
                     let mut grad = vec![0.0; self.dim];
@@ -424,12 +517,14 @@ impl<'a> Newton<'a> {
                 for (fk, dk) in f.iter_mut().zip(&d) {
                     *fk += t * dk;
                 }
-                let old_active: Vec<bool> = v.iter().map(|&x| x < 0.0).collect();
-                self.liquid_v(&f, &mut v);
                 zr = zrs;
-                let same = v.iter().zip(&old_active).all(|(&x, &a)| (x < 0.0) == a);
-                if t == 1.0 && same {
-                    break;
+                if t == 1.0 {
+                    std::mem::swap(&mut v, &mut vt);
+                    if repeats {
+                        break;
+                    }
+                } else {
+                    self.liquid_v(&f, &mut v);
                 }
             }
             // Assemble z for these bounds and check the friction bounds.
@@ -472,11 +567,13 @@ fn finish(
     let hi0: Vec<f64> = p.rows.iter().map(|r| r.hi).collect();
     let fr: Vec<Option<usize>> = p.rows.iter().map(|r| r.friction).collect();
     let (lo, hi) = effective_bounds(&lo0, &hi0, &fr, &z);
-    // Scale of w: |q| and the size of the terms that make up A z.
-    let zs = z.iter().fold(0.0f64, |s, x| s.max(x.abs()));
-    let qs = p.rows.iter().fold(0.0f64, |s, r| s.max(r.q.abs()));
-    let diag = (0..p.len()).fold(0.0f64, |s, i| s.max(p.entry(i, i)));
-    let residuals = Residuals::compute(&z, &w, &lo, &hi, qs.max(diag * zs));
+    // Scale of w: the larger of |q| and |A z|.
+    let scale = p
+        .rows
+        .iter()
+        .zip(&w)
+        .fold(0.0f64, |s, (r, &wi)| s.max(r.q.abs()).max((wi - r.q).abs()));
+    let residuals = Residuals::compute(&z, &w, &lo, &hi, scale);
     Solution {
         outcome,
         z,
