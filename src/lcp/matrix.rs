@@ -1,0 +1,256 @@
+//! A small row-major dense matrix with the LU and Cholesky factorisations the solvers need.
+
+/// A dense row-major matrix of f64.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DenseMatrix {
+    rows: usize,
+    cols: usize,
+    data: Vec<f64>,
+}
+
+impl DenseMatrix {
+    /// An all-zero matrix of the given shape.
+    pub fn zeros(rows: usize, cols: usize) -> Self {
+        Self {
+            rows,
+            cols,
+            data: vec![0.0; rows * cols],
+        }
+    }
+
+    /// The identity matrix of order n.
+    pub fn identity(n: usize) -> Self {
+        let mut m = Self::zeros(n, n);
+        for i in 0..n {
+            m[(i, i)] = 1.0;
+        }
+        m
+    }
+
+    /// A matrix from row-major data; panics if the length is not rows * cols.
+    pub fn from_row_major(rows: usize, cols: usize, data: Vec<f64>) -> Self {
+        assert_eq!(
+            data.len(),
+            rows * cols,
+            "row-major data of the wrong length"
+        );
+        Self { rows, cols, data }
+    }
+
+    /// A matrix from a list of equally long rows; panics on ragged input.
+    pub fn from_rows(rows: &[Vec<f64>]) -> Self {
+        let cols = rows.first().map_or(0, Vec::len);
+        let mut data = Vec::with_capacity(rows.len() * cols);
+        for r in rows {
+            assert_eq!(r.len(), cols, "ragged rows");
+            data.extend_from_slice(r);
+        }
+        Self {
+            rows: rows.len(),
+            cols,
+            data,
+        }
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Row i as a slice.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
+    /// Row i as a mutable slice.
+    pub fn row_mut(&mut self, i: usize) -> &mut [f64] {
+        &mut self.data[i * self.cols..(i + 1) * self.cols]
+    }
+
+    /// The rows as vectors (for serialisation).
+    pub fn to_rows(&self) -> Vec<Vec<f64>> {
+        (0..self.rows).map(|i| self.row(i).to_vec()).collect()
+    }
+
+    /// Matrix-vector product `self * x`.
+    pub fn mul_vec(&self, x: &[f64]) -> Vec<f64> {
+        assert_eq!(x.len(), self.cols);
+        (0..self.rows).map(|i| dot(self.row(i), x)).collect()
+    }
+
+    /// The largest absolute row sum (infinity norm).
+    pub fn norm_inf(&self) -> f64 {
+        (0..self.rows)
+            .map(|i| self.row(i).iter().map(|v| v.abs()).sum::<f64>())
+            .fold(0.0, f64::max)
+    }
+
+    /// The largest absolute entry.
+    pub fn max_abs(&self) -> f64 {
+        self.data.iter().fold(0.0, |a, v| a.max(v.abs()))
+    }
+
+    /// True if the matrix is square and equals its transpose to a relative tolerance.
+    pub fn is_symmetric(&self, rel_tol: f64) -> bool {
+        if self.rows != self.cols {
+            return false;
+        }
+        let tol = rel_tol * self.max_abs().max(f64::MIN_POSITIVE);
+        (0..self.rows).all(|i| (0..i).all(|j| (self[(i, j)] - self[(j, i)]).abs() <= tol))
+    }
+}
+
+impl std::ops::Index<(usize, usize)> for DenseMatrix {
+    type Output = f64;
+    fn index(&self, (i, j): (usize, usize)) -> &f64 {
+        &self.data[i * self.cols + j]
+    }
+}
+
+impl std::ops::IndexMut<(usize, usize)> for DenseMatrix {
+    fn index_mut(&mut self, (i, j): (usize, usize)) -> &mut f64 {
+        &mut self.data[i * self.cols + j]
+    }
+}
+
+/// Dot product of two equally long slices.
+pub fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// An LU factorisation with partial pivoting of a square matrix.
+#[derive(Debug, Clone)]
+pub struct Lu {
+    lu: DenseMatrix,
+    perm: Vec<usize>,
+}
+
+impl Lu {
+    /// Factor `a`; None if a pivot falls below `tol` times the largest entry.
+    pub fn new(a: &DenseMatrix, rel_tol: f64) -> Option<Self> {
+        let n = a.rows();
+        assert_eq!(n, a.cols());
+        let mut lu = a.clone();
+        let mut perm: Vec<usize> = (0..n).collect();
+        let tol = rel_tol * a.max_abs().max(f64::MIN_POSITIVE);
+        for k in 0..n {
+            let p = (k..n)
+                .max_by(|&x, &y| lu[(x, k)].abs().total_cmp(&lu[(y, k)].abs()))
+                .unwrap_or(k);
+            let piv = lu[(p, k)];
+            if piv.abs() <= tol || !piv.is_finite() {
+                return None;
+            }
+            if p != k {
+                for j in 0..n {
+                    lu.data.swap(p * n + j, k * n + j);
+                }
+                perm.swap(p, k);
+            }
+            for i in k + 1..n {
+                let f = lu[(i, k)] / piv;
+                lu[(i, k)] = f;
+                if f != 0.0 {
+                    for j in k + 1..n {
+                        let v = lu[(k, j)];
+                        lu[(i, j)] -= f * v;
+                    }
+                }
+            }
+        }
+        Some(Self { lu, perm })
+    }
+
+    /// Solve `a x = b`.
+    pub fn solve(&self, b: &[f64]) -> Vec<f64> {
+        let n = self.perm.len();
+        let mut x: Vec<f64> = self.perm.iter().map(|&p| b[p]).collect();
+        for i in 0..n {
+            let s = dot(&self.lu.row(i)[..i], &x[..i]);
+            x[i] -= s;
+        }
+        for i in (0..n).rev() {
+            let s = dot(&self.lu.row(i)[i + 1..], &x[i + 1..]);
+            x[i] = (x[i] - s) / self.lu[(i, i)];
+        }
+        x
+    }
+}
+
+/// A Cholesky factorisation `a = L L^T` of a symmetric positive definite matrix.
+#[derive(Debug, Clone)]
+pub struct Cholesky {
+    l: DenseMatrix,
+}
+
+impl Cholesky {
+    /// Factor `a` (only its lower triangle is read); None if it is not numerically positive
+    /// definite (a pivot at or below `rel_tol` times the largest diagonal entry).
+    pub fn new(a: &DenseMatrix, rel_tol: f64) -> Option<Self> {
+        let n = a.rows();
+        let dmax = (0..n).fold(0.0f64, |m, i| m.max(a[(i, i)].abs()));
+        let tol = rel_tol * dmax.max(f64::MIN_POSITIVE);
+        let mut l = DenseMatrix::zeros(n, n);
+        for j in 0..n {
+            let d = a[(j, j)] - dot(&l.row(j)[..j], &l.row(j)[..j]);
+            if d <= tol || !d.is_finite() {
+                return None;
+            }
+            let d = d.sqrt();
+            l[(j, j)] = d;
+            for i in j + 1..n {
+                let s = a[(i, j)] - dot(&l.row(i)[..j], &l.row(j)[..j]);
+                l[(i, j)] = s / d;
+            }
+        }
+        Some(Self { l })
+    }
+
+    /// Solve `a x = b` in place.
+    pub fn solve_in_place(&self, x: &mut [f64]) {
+        let n = self.l.rows();
+        for i in 0..n {
+            let s = dot(&self.l.row(i)[..i], &x[..i]);
+            x[i] = (x[i] - s) / self.l[(i, i)];
+        }
+        for i in (0..n).rev() {
+            let mut s = x[i];
+            for (k, xk) in x.iter().enumerate().skip(i + 1) {
+                s -= self.l[(k, i)] * xk;
+            }
+            x[i] = s / self.l[(i, i)];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lu_and_cholesky_solve_a_small_system() {
+        let a = DenseMatrix::from_rows(&[
+            vec![4.0, 1.0, 0.0],
+            vec![1.0, 3.0, 1.0],
+            vec![0.0, 1.0, 2.0],
+        ]);
+        let b = [1.0, 2.0, 3.0];
+        let x = Lu::new(&a, 1e-14).unwrap().solve(&b);
+        let mut y = b.to_vec();
+        Cholesky::new(&a, 1e-14).unwrap().solve_in_place(&mut y);
+        let ax = a.mul_vec(&x);
+        let ay = a.mul_vec(&y);
+        for i in 0..3 {
+            assert!((ax[i] - b[i]).abs() < 1e-12);
+            assert!((ay[i] - b[i]).abs() < 1e-12);
+        }
+        let s = DenseMatrix::from_rows(&[vec![1.0, 1.0], vec![1.0, 1.0]]);
+        assert!(Lu::new(&s, 1e-12).is_none());
+        assert!(Cholesky::new(&s, 1e-12).is_none());
+    }
+}
