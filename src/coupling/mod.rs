@@ -1,6 +1,7 @@
 //! Coupling the liquid and the bodies: contact detection between liquid, bodies and walls.
 pub mod body_contacts;
 pub mod inside;
+pub mod lcp_step;
 pub mod liquid_body;
 
 pub use body_contacts::BodyContact;

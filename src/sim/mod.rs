@@ -3,6 +3,7 @@ pub mod runner;
 pub mod timing;
 
 use crate::Result;
+use crate::coupling::lcp_step::{Coupler, CouplingFailure};
 use crate::liquid::{LiquidParams, LiquidSolver, Particles};
 use crate::rigid::RigidBody;
 use crate::scene::Scene;
@@ -21,6 +22,10 @@ pub struct Simulation {
     pub bodies: Vec<RigidBody>,
     /// Liquid particles removed at setup because they started inside a body.
     pub removed_inside_bodies: usize,
+    /// The coupling of liquid, bodies and walls (when there are bodies).
+    pub coupler: Option<Coupler>,
+    /// The contact problem of a step whose solve failed, for `sphrigid lcp solve` to replay.
+    pub failed_lcp: Option<Box<CouplingFailure>>,
     /// Gravity, m/s^2 (applied to dynamic bodies; the liquid has its own copy).
     pub gravity: DVec3,
     /// Step size, s.
@@ -46,6 +51,8 @@ impl Simulation {
             liquid: LiquidSolver::new(params),
             bodies: Vec::new(),
             removed_inside_bodies: 0,
+            coupler: None,
+            failed_lcp: None,
             gravity: DVec3::from_array(scene.gravity),
             dt,
             substeps,
@@ -64,6 +71,9 @@ impl Simulation {
         sim.bodies = crate::rigid::spec::build_bodies(&scene.body, scene_file, spacing)?;
         sim.removed_inside_bodies =
             crate::coupling::inside::remove_liquid_inside(&mut sim.particles, &sim.bodies);
+        if !sim.bodies.is_empty() {
+            sim.coupler = Some(Coupler::new(&sim.bodies));
+        }
         Ok(sim)
     }
 
@@ -71,15 +81,25 @@ impl Simulation {
     pub fn step(&mut self) -> Result<()> {
         self.liquid
             .step(&mut self.particles, self.dt as f32, &mut self.times)?;
-        // Bodies: gravity and free rotation (contacts come with the coupling).
+        // Bodies: contacts with the liquid, the walls and each other through the LCP, then
+        // their motion.
         let (dt, g) = (self.dt, self.gravity);
-        let bodies = &mut self.bodies;
-        self.times.time(Phase::Integrate, || {
-            for b in bodies.iter_mut() {
-                let weight = g * b.mass();
-                b.step(dt, weight, DVec3::ZERO);
+        if let Some(coupler) = self.coupler.as_mut() {
+            let (p, params, bodies) = (&mut self.particles, &self.liquid.params, &mut self.bodies);
+            let result = self
+                .times
+                .time(Phase::Collisions, || coupler.step(p, params, bodies, g, dt));
+            if let Err(failure) = result {
+                let msg = format!(
+                    "the contact LCP of step {} ({} rows) ended with outcome '{}'",
+                    self.steps + 1,
+                    failure.rows,
+                    failure.outcome
+                );
+                self.failed_lcp = Some(failure);
+                return Err(crate::Error::Run(msg));
             }
-        });
+        }
         self.steps += 1;
         self.time = self.steps as f64 * self.dt;
         Ok(())

@@ -114,9 +114,19 @@ pub fn run(
     for frame in 1..=frames {
         if let Err(e) = sim.advance_frame() {
             writer.finish(false)?;
+            let mut replay = String::new();
+            if let Some(failure) = sim.failed_lcp.take() {
+                let path = opts.out.join(format!("failed_lcp_{}.json", sim.steps + 1));
+                let file = crate::lcp::io::ProblemFile::Structured(failure.problem);
+                crate::lcp::io::save(&path, &file)?;
+                replay = format!(
+                    " Replay the contact problem with: sphrigid lcp solve {}",
+                    path.display()
+                );
+            }
             return Err(Error::Run(format!(
-                "stopped at step {} (t = {:.6} s, frame {frame}): {e}. Frames 0..{} in {} are intact.",
-                sim.steps,
+                "stopped at step {} (t = {:.6} s, frame {frame}): {e}. Frames 0..{} in {} are intact.{replay}",
+                sim.steps + 1,
                 sim.time,
                 frame - 1,
                 opts.out.display()
