@@ -137,7 +137,7 @@ pub fn render(plot: &LinePlot) -> Canvas {
         cv.line([x, bottom], [x, bottom + 6.0], 1.0, AXIS);
         cv.text_centred(
             x as i64,
-            (bottom + 10.0) as i64,
+            (bottom + 14.0) as i64,
             &tick_label(*v, xstep),
             TEXT,
             BLACK,
