@@ -71,9 +71,9 @@ impl Canvas {
     pub fn blend(&mut self, x: i64, y: i64, c: Rgb, alpha: f64) {
         let a = alpha.clamp(0.0, 1.0);
         if let Some(i) = self.index(x, y) {
-            for k in 0..3 {
-                let old = self.pixels[i + k] as f64;
-                self.pixels[i + k] = (old + a * (c[k] as f64 - old)).round() as u8;
+            for (px, &ck) in self.pixels[i..i + 3].iter_mut().zip(&c) {
+                let old = *px as f64;
+                *px = (old + a * (ck as f64 - old)).round() as u8;
             }
         }
     }

@@ -34,7 +34,10 @@ mod tests {
         // '|' is a vertical bar: one column inked in the rows that have ink.
         let bar = glyph('|');
         let rows: Vec<u8> = bar.iter().copied().filter(|&r| r != 0).collect();
-        assert!(rows.len() >= 5 && rows.iter().all(|&r| r == rows[0]), "{bar:?}");
+        assert!(
+            rows.len() >= 5 && rows.iter().all(|&r| r == rows[0]),
+            "{bar:?}"
+        );
         assert!(!inked(&bar, CELL, 0), "outside the cell is never inked");
     }
 }

@@ -332,7 +332,7 @@ mod tests {
         let view = View::new([0.0, 0.0], [1.0, 1.0]);
         assert_eq!(view.scale, MAX_PLOT_H);
         let f = block_frame();
-        let cv = panel(&view, &f, 0.02, speed_range(&[f.clone()]), true);
+        let cv = panel(&view, &f, 0.02, speed_range(std::slice::from_ref(&f)), true);
         assert_eq!((cv.width(), cv.height()), view.panel_size());
         let at = |x: f64, y: f64| {
             let p = view.to_panel(x, y);
@@ -366,7 +366,7 @@ mod tests {
     #[test]
     fn bounds_strip_and_colorbar() {
         let f = block_frame();
-        let (lo, hi) = data_bounds(&[f.clone()], 0.05);
+        let (lo, hi) = data_bounds(std::slice::from_ref(&f), 0.05);
         assert!((lo[0] - 0.05).abs() < 1e-6 && (lo[1] - 0.05).abs() < 1e-6);
         assert!((hi[0] - 0.65).abs() < 1e-6 && (hi[1] - 0.65).abs() < 1e-6);
         let view = View::new(lo, hi);
