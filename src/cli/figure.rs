@@ -1,6 +1,7 @@
 //! `sphrigid figure`: pictures of a finished run.
 use crate::Result;
 use crate::figure::{self, FigureOptions};
+use std::io::Write;
 use std::path::PathBuf;
 
 /// Arguments of `sphrigid figure`.
@@ -28,8 +29,12 @@ pub fn run(args: FigureArgs) -> Result<()> {
         body: args.body,
         out: args.out,
     })?;
+    // A closed stdout (`| head`) ends the listing, not the program: the files are written.
+    let mut stdout = std::io::stdout().lock();
     for w in written {
-        println!("{}  ({})", w.path.display(), w.what);
+        if writeln!(stdout, "{}  ({})", w.path.display(), w.what).is_err() {
+            break;
+        }
     }
     Ok(())
 }
