@@ -282,6 +282,13 @@ fn bad_inputs_exit_2_naming_the_path_or_argument() {
     std::fs::copy(run.join("manifest.json"), broken.join("manifest.json")).unwrap();
     let r = common::sphrigid(&["figure", broken.to_str().unwrap(), "-o", o]);
     assert_input_error(&r, &["fluid_00000.ply", "cannot read the frame"]);
+    std::fs::create_dir(broken.join("fluid")).unwrap();
+    for f in std::fs::read_dir(run.join("fluid")).unwrap() {
+        let f = f.unwrap();
+        std::fs::copy(f.path(), broken.join("fluid").join(f.file_name())).unwrap();
+    }
+    let r = common::sphrigid(&["figure", broken.to_str().unwrap(), "-o", o]);
+    assert_input_error(&r, &["block_00000.ply", "cannot read the body frame"]);
 }
 
 #[test]

@@ -212,6 +212,12 @@ pub struct BodyMesh {
 
 /// Read a body's frame PLY.
 pub fn read_body(path: &Path) -> Result<BodyMesh> {
+    if let Err(e) = std::fs::metadata(path) {
+        return Err(Error::input(format!(
+            "{}: cannot read the body frame ({e}); fix: rerun the scene to rewrite the frame",
+            path.display()
+        )));
+    }
     let mesh = read_ply(path)?;
     Ok(BodyMesh {
         vertices: mesh.vertices.iter().map(|v| v.to_array()).collect(),
