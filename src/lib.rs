@@ -4,6 +4,7 @@ pub mod backend;
 pub mod cli;
 pub mod coupling;
 pub mod error;
+pub mod figure;
 pub mod lcp;
 pub mod liquid;
 pub mod output;

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 pub mod bench;
 pub mod check;
+pub mod figure;
 pub mod inertia;
 pub mod lcp;
 pub mod run;
@@ -22,6 +23,8 @@ enum Command {
     Run(run::RunArgs),
     /// Validate a scene and summarise it without running it.
     Check(check::CheckArgs),
+    /// Draw a finished run: side views of frames and a body's tilt and position over time.
+    Figure(figure::FigureArgs),
     /// Time the step of a scene, phase by phase.
     Bench(bench::BenchArgs),
     /// Solve or inspect linear complementarity problems.
@@ -47,6 +50,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Check(args) => check::run(args),
+        Command::Figure(args) => figure::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Lcp(args) => lcp::run(args),
         Command::Inertia(args) => inertia::run(args),
