@@ -11,5 +11,6 @@ pub mod output;
 pub mod rigid;
 pub mod scene;
 pub mod sim;
+pub mod timing;
 
 pub use error::{Error, Result};

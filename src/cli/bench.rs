@@ -3,7 +3,7 @@ use crate::backend::Backend;
 use crate::output::frames::encode_fluid;
 use crate::output::write_atomic;
 use crate::sim::Simulation;
-use crate::sim::timing::{Phase, PhaseTimes};
+use crate::timing::{Phase, PhaseTimes};
 use crate::{Error, Result, scene};
 use std::path::PathBuf;
 use std::time::Instant;

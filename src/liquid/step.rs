@@ -8,7 +8,7 @@ use super::relaxation::{self, RelaxationBuffers};
 use super::viscosity;
 use super::walls;
 use crate::Result;
-use crate::sim::timing::{Phase, PhaseTimes};
+use crate::timing::{Phase, PhaseTimes};
 use glam::Vec3A;
 use rayon::prelude::*;
 

@@ -1,15 +1,14 @@
 //! A simulation: the scene's particles and solvers advanced frame by frame.
 pub mod runner;
-pub mod timing;
 
 use crate::Result;
 use crate::coupling::lcp_step::{Coupler, CouplingFailure};
 use crate::liquid::{LiquidParams, LiquidSolver, Particles};
 use crate::rigid::RigidBody;
 use crate::scene::Scene;
+use crate::timing::{Phase, PhaseTimes};
 use glam::DVec3;
 use std::path::Path;
-use timing::{Phase, PhaseTimes};
 
 /// The state of a run: particles, solvers, clock.
 #[derive(Debug, Clone)]

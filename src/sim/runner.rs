@@ -135,7 +135,7 @@ pub fn run(
         let time = frame as f64 / scene.time.fps;
         let t0 = Instant::now();
         write(&mut writer, &sim, frame, time)?;
-        sim.times.add(super::timing::Phase::Output, t0.elapsed());
+        sim.times.add(crate::timing::Phase::Output, t0.elapsed());
         last = Progress {
             frame,
             frames,
