@@ -75,7 +75,7 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
 
 /// Move the normal values behind the friction bounds towards the new solution: a full step
 /// for the first rounds, then half steps (a Krasnoselskii-Mann iteration).
-pub(crate) fn relax_normals(zbar: &mut [f64], z: &[f64], round: usize) {
+fn relax_normals(zbar: &mut [f64], z: &[f64], round: usize) {
     let omega = if round <= 4 { 1.0 } else { 0.5 };
     for (b, &x) in zbar.iter_mut().zip(z) {
         *b += omega * (x - *b);

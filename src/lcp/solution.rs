@@ -95,9 +95,8 @@ impl Residuals {
     pub fn relative(&self) -> f64 {
         let zs = self.z_scale.max(f64::MIN_POSITIVE);
         let ws = self.w_scale.max(f64::MIN_POSITIVE);
-        let zs1 = zs.max(1e-300);
-        (self.lower / zs1)
-            .max(self.upper / zs1)
+        (self.lower / zs)
+            .max(self.upper / zs)
             .max(self.sign / ws)
             .max(self.complementarity / (zs * ws))
     }
