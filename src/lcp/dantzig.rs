@@ -34,6 +34,8 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
     // a two-state oscillation dies out).
     let mut zbar = vec![0.0; n];
     let mut rounds = 0;
+    let mut damped = false;
+    let mut last_change = f64::INFINITY;
     let outcome = loop {
         rounds += 1;
         let (lo, hi) = problem.bounds_at(&zbar);
@@ -58,7 +60,11 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
         if rounds >= options.max_friction_rounds {
             break Outcome::PivotLimit;
         }
-        relax_normals(&mut zbar, &z, rounds);
+        // Full steps while the bounds settle; half steps once they stop shrinking fast (an
+        // oscillation), which a Krasnoselskii-Mann iteration damps.
+        damped |= change > 0.7 * last_change;
+        last_change = change;
+        relax_normals(&mut zbar, &z, if damped { 0.5 } else { 1.0 });
     };
     let w = problem.w(&z);
     let (lo, hi) = problem.bounds_at(&z);
@@ -73,10 +79,8 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
     }
 }
 
-/// Move the normal values behind the friction bounds towards the new solution: a full step
-/// for the first rounds, then half steps (a Krasnoselskii-Mann iteration).
-fn relax_normals(zbar: &mut [f64], z: &[f64], round: usize) {
-    let omega = if round <= 4 { 1.0 } else { 0.5 };
+/// Move the normal values behind the friction bounds a fraction omega towards the new solution.
+fn relax_normals(zbar: &mut [f64], z: &[f64], omega: f64) {
     for (b, &x) in zbar.iter_mut().zip(z) {
         *b += omega * (x - *b);
     }
