@@ -113,7 +113,8 @@ pub struct Solution {
     pub w: Vec<f64>,
     /// Single-index pivots performed (Lemke, Dantzig, and Dantzig sub-solves).
     pub pivots: usize,
-    /// Outer iterations (Newton steps of the structured solver, friction rounds of Dantzig).
+    /// Outer iterations: Newton steps of the structured solver, friction rounds of Dantzig
+    /// (at least 1); Lemke has none (0), so 0 from `dantzig` means it fell back to Lemke.
     pub iterations: usize,
     /// Residuals of z and w, computed after the solve.
     pub residuals: Residuals,
