@@ -35,11 +35,13 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
     let mut zbar = vec![0.0; n];
     let mut rounds = 0;
     let mut damped = false;
+    // Later rounds move the bounds only a little: start from the last round's index sets.
+    let mut last_state: Option<Vec<State>> = None;
     let mut last_change = f64::INFINITY;
     let outcome = loop {
         rounds += 1;
         let (lo, hi) = problem.bounds_at(&zbar);
-        let (znew, outcome) = boxed_fixed(
+        let (znew, outcome, state) = boxed_solve(
             &problem.m,
             &problem.q,
             &lo,
@@ -47,8 +49,10 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
             options.tolerance,
             limit,
             &mut pivots,
+            last_state.as_deref(),
         );
         z = znew;
+        last_state = Some(state);
         if outcome != Outcome::Solved || !has_friction {
             break outcome;
         }
@@ -184,6 +188,80 @@ pub(crate) fn boxed_fixed(
     limit: usize,
     pivots: &mut usize,
 ) -> (Vec<f64>, Outcome) {
+    let (z, outcome, _) = boxed_solve(m, q, lo, hi, tol, limit, pivots, None);
+    (z, outcome)
+}
+
+/// Try the final index sets of an earlier solve with nearby bounds: clamped rows re-solved,
+/// the rest on their bounds. Some(z) if every condition holds to rounding, else None.
+fn warm_start(
+    m: &DenseMatrix,
+    q: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    state: &[State],
+) -> Option<Vec<f64>> {
+    let n = q.len();
+    let mut z = vec![0.0; n];
+    let mut clamped = Vec::new();
+    for i in 0..n {
+        match state[i] {
+            State::AtLo if lo[i].is_finite() => z[i] = lo[i],
+            State::AtHi if hi[i].is_finite() => z[i] = hi[i],
+            State::Fixed if lo[i] == hi[i] => z[i] = lo[i],
+            State::Clamped | State::Parked if lo[i] < hi[i] => clamped.push(i),
+            _ => return None,
+        }
+    }
+    polish(m, q, &clamped, &mut z);
+    let w = {
+        let mut w = m.mul_vec(&z);
+        for (wi, qi) in w.iter_mut().zip(q) {
+            *wi += qi;
+        }
+        w
+    };
+    let zs = z
+        .iter()
+        .fold(0.0f64, |a, v| a.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    let ws = q
+        .iter()
+        .fold(0.0f64, |a, v| a.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    let (zt, wt) = (1e-12 * zs, 1e-12 * ws);
+    for i in 0..n {
+        let ok = match state[i] {
+            State::AtLo => w[i] >= -wt,
+            State::AtHi => w[i] <= wt,
+            State::Fixed => true,
+            _ => z[i] >= lo[i] - zt && z[i] <= hi[i] + zt && w[i].abs() <= wt,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    Some(z)
+}
+
+/// `boxed_fixed`, optionally warm-started from an earlier solve's final states; also returns
+/// the final states.
+#[allow(clippy::too_many_arguments)]
+fn boxed_solve(
+    m: &DenseMatrix,
+    q: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    tol: f64,
+    limit: usize,
+    pivots: &mut usize,
+    warm: Option<&[State]>,
+) -> (Vec<f64>, Outcome, Vec<State>) {
+    if let Some(state) = warm
+        && let Some(z) = warm_start(m, q, lo, hi, state)
+    {
+        return (z, Outcome::Solved, state.to_vec());
+    }
     let n = q.len();
     let mscale = m.max_abs().max(f64::MIN_POSITIVE);
     let qscale = q.iter().fold(0.0f64, |s, v| s.max(v.abs()));
@@ -235,7 +313,7 @@ pub(crate) fn boxed_fixed(
                 break;
             }
             if *pivots - start >= limit {
-                return (z, Outcome::PivotLimit);
+                return (z, Outcome::PivotLimit, state);
             }
             *pivots += 1;
             let s = if wd < 0.0 { 1.0 } else { -1.0 };
@@ -304,7 +382,7 @@ pub(crate) fn boxed_fixed(
                 }
             }
             let Some(block) = block else {
-                return (z, Outcome::Ray);
+                return (z, Outcome::Ray, state);
             };
             let t = best;
             z[d] += t * s;
@@ -347,7 +425,7 @@ pub(crate) fn boxed_fixed(
         }
     }
     polish(m, q, &cl.idx, &mut z);
-    (z, Outcome::Solved)
+    (z, Outcome::Solved, state)
 }
 
 /// Re-solve the clamped rows exactly: `M_CC z_C = -(q_C + M_CN z_N)`.
