@@ -11,7 +11,7 @@
 //! active set unchanged. Friction bounds that follow a normal row live among the exact rows
 //! and are made consistent inside the Dantzig sub-solve. A solve that still fails is retried
 //! by dense Dantzig pivoting when the problem is small enough to densify.
-use super::dantzig::{boxed_fixed, dantzig_unchecked};
+use super::dantzig::{Warm, boxed_fixed, boxed_solve, dantzig_unchecked, dantzig_warm};
 use super::matrix::{Cholesky, DenseMatrix, dot};
 use super::options::Options;
 use super::problem::{DenseProblem, effective_bounds};
@@ -376,6 +376,7 @@ impl<'a> Newton<'a> {
         hi: &[f64],
         options: &Options,
         pivots: &mut usize,
+        warm: &mut Option<Warm>,
     ) -> Result<(Vec<f64>, Vec<f64>), Outcome> {
         let ne = self.exact.len();
         if ne == 0 {
@@ -391,14 +392,15 @@ impl<'a> Newton<'a> {
                 hi: self.exact.iter().map(|&i| self.p.rows[i].hi).collect(),
                 friction: self.local_friction.clone(),
             };
-            let sol = dantzig_unchecked(&sub, options);
+            let (sol, next) = dantzig_warm(&sub, options, warm.as_ref());
+            *warm = Some(next);
             *pivots += sol.pivots;
             (sol.z, sol.outcome)
         } else {
             let l: Vec<f64> = self.exact.iter().map(|&i| lo[i]).collect();
             let h: Vec<f64> = self.exact.iter().map(|&i| hi[i]).collect();
             let limit = options.pivot_limit_for(ne);
-            boxed_fixed(
+            let (z, out, state) = boxed_solve(
                 &model.s,
                 &model.qe,
                 &l,
@@ -406,7 +408,10 @@ impl<'a> Newton<'a> {
                 options.tolerance,
                 limit,
                 pivots,
-            )
+                warm.as_ref().map(|w| w.1.as_slice()),
+            );
+            *warm = Some((z.clone(), state));
+            (z, out)
         };
         if out != Outcome::Solved {
             return Err(out);
@@ -439,6 +444,8 @@ impl<'a> Newton<'a> {
         let mut pivots = 0;
         let mut iterations = 0;
         let mut model: Option<Model> = None;
+        // The exact rows' index sets from the previous step: a warm start for the next.
+        let mut warm: Option<Warm> = None;
         let (mut lo, mut hi) = effective_bounds(&lo0, &hi0, &fr, &zbar);
         let outcome = loop {
             if iterations >= options.max_newton_iterations {
@@ -456,7 +463,7 @@ impl<'a> Newton<'a> {
                 };
             }
             let m = model.as_ref().expect("model built");
-            let (fstar, zrs) = match self.model_step(m, &lo, &hi, options, &mut pivots) {
+            let (fstar, zrs) = match self.model_step(m, &lo, &hi, options, &mut pivots, &mut warm) {
                 Ok(x) => x,
                 Err(o) => break o,
             };

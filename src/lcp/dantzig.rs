@@ -25,6 +25,18 @@ pub fn dantzig(problem: &DenseProblem, options: &Options) -> crate::Result<Solut
 
 /// Dantzig without validation.
 pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> Solution {
+    dantzig_warm(problem, options, None).0
+}
+
+/// A warm start: z and the final index sets of a solve of a nearby problem.
+pub(crate) type Warm = (Vec<f64>, Vec<State>);
+
+/// Dantzig without validation, optionally warm-started; also returns the final warm start.
+pub(crate) fn dantzig_warm(
+    problem: &DenseProblem,
+    options: &Options,
+    warm: Option<&Warm>,
+) -> (Solution, Warm) {
     let n = problem.len();
     let limit = options.pivot_limit_for(n);
     let mut pivots = 0;
@@ -32,11 +44,11 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
     let mut z = vec![0.0; n];
     // The normal values the friction bounds are taken from (relaxed after a few rounds, so that
     // a two-state oscillation dies out).
-    let mut zbar = vec![0.0; n];
+    let mut zbar = warm.map_or_else(|| vec![0.0; n], |w| w.0.clone());
     let mut rounds = 0;
     let mut damped = false;
     // Later rounds move the bounds only a little: start from the last round's index sets.
-    let mut last_state: Option<Vec<State>> = None;
+    let mut last_state: Option<Vec<State>> = warm.map(|w| w.1.clone());
     let mut last_change = f64::INFINITY;
     let outcome = loop {
         rounds += 1;
@@ -73,14 +85,16 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
     let w = problem.w(&z);
     let (lo, hi) = problem.bounds_at(&z);
     let residuals = Residuals::compute(&z, &w, &lo, &hi, w_scale(&problem.m, &problem.q, &z));
-    Solution {
+    let state = last_state.unwrap_or_default();
+    let sol = Solution {
         outcome,
-        z,
+        z: z.clone(),
         w,
         pivots,
         iterations: rounds,
         residuals,
-    }
+    };
+    (sol, (z, state))
 }
 
 /// Move the normal values behind the friction bounds a fraction omega towards the new solution.
@@ -100,8 +114,9 @@ fn bounds_change(p: &DenseProblem, a: &[f64], b: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Where a row ended: the index sets of the principal pivoting.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum State {
+pub(crate) enum State {
     Waiting,
     Clamped,
     AtLo,
@@ -247,7 +262,7 @@ fn warm_start(
 /// `boxed_fixed`, optionally warm-started from an earlier solve's final states; also returns
 /// the final states.
 #[allow(clippy::too_many_arguments)]
-fn boxed_solve(
+pub(crate) fn boxed_solve(
     m: &DenseMatrix,
     q: &[f64],
     lo: &[f64],
