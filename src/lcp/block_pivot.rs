@@ -350,12 +350,29 @@ impl<'a> Newton<'a> {
             }
             ch.solve_in_place(&mut y[a]);
         }
+        // J_R rows as dense 6B vectors, so that S = J_R Y is plain dot products; S is
+        // symmetric, so only its upper triangle is computed.
+        let jr: Vec<Vec<f64>> = self
+            .exact
+            .iter()
+            .map(|&i| {
+                let mut row = vec![0.0; dim];
+                for t in self.p.rows[i].body_terms() {
+                    row[6 * t.body..6 * t.body + 6].copy_from_slice(&t.j);
+                }
+                row
+            })
+            .collect();
         let mut s = self.d_exact.clone();
         let mut qe = vec![0.0; ne];
-        for (a, &i) in self.exact.iter().enumerate() {
-            qe[a] = self.p.rows[i].q + self.j_f(i, &f0);
-            for b in 0..ne {
-                s[(a, b)] += self.j_f(i, &y[b]);
+        for a in 0..ne {
+            qe[a] = self.p.rows[self.exact[a]].q + dot(&jr[a], &f0);
+            for b in a..ne {
+                let v = dot(&jr[a], &y[b]);
+                s[(a, b)] += v;
+                if b != a {
+                    s[(b, a)] += v;
+                }
             }
         }
         Ok(Model {
