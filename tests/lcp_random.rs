@@ -47,6 +47,8 @@ proptest! {
         prop_assert_eq!(d.outcome, Outcome::Solved);
         prop_assert!(l.residuals.relative() < 1e-9, "lemke {:?}", l.residuals);
         prop_assert!(d.residuals.relative() < 1e-9, "dantzig {:?}", d.residuals);
+        // Dantzig solved it by itself (no fallback to Lemke).
+        prop_assert!(d.iterations >= 1);
         // Positive definite: the solution is unique.
         let scale = max_abs(&l.z).max(1e-300);
         for (a, b) in l.z.iter().zip(&d.z) {

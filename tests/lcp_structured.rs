@@ -155,3 +155,24 @@ fn structured_json_round_trips() {
         ProblemFile::Dense(_) => panic!("read back as dense"),
     }
 }
+
+#[test]
+fn contacts_with_static_bodies_decouple() {
+    // Liquid rows with no dynamic body: z_i = max(0, -q_i / D_ii).
+    let p = StructuredProblem {
+        body_inv_mass: vec![],
+        particle_inv_mass: vec![2.0, 4.0, 8.0],
+        rows: vec![
+            StructuredRow::contact(-1.0).with_particle(0, [0.0, 0.0, 1.0]),
+            StructuredRow::contact(0.5).with_particle(1, [1.0, 0.0, 0.0]),
+            StructuredRow::contact(-3.0).with_particle(2, [0.0, 0.6, 0.8]),
+        ],
+    };
+    let s = solve_structured(&p, &Options::default()).unwrap();
+    assert_eq!(s.outcome, Outcome::Solved);
+    assert_eq!(s.z, vec![0.5, 0.0, 3.0 / 8.0]);
+    assert_eq!(s.w, vec![0.0, 0.5, 0.0]);
+    let empty = solve_structured(&StructuredProblem::default(), &Options::default()).unwrap();
+    assert_eq!(empty.outcome, Outcome::Solved);
+    assert!(empty.z.is_empty());
+}

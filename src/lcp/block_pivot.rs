@@ -8,9 +8,10 @@
 //! liquid rows A. The step is a proximal Newton step on the concave dual
 //! `Psi(f) = -f^T W^-1 f / 2 + sum_L psi_i(v_i) + sum_R h_r(v_r)`, guarded by a backtracking
 //! line search on Psi; the solve ends, exactly complementary, once a full step leaves the
-//! active set unchanged. Friction bounds that follow a normal row are fixed per round and
-//! updated until they repeat.
-use super::dantzig::{boxed_fixed, dantzig_unchecked, relax_normals};
+//! active set unchanged. Friction bounds that follow a normal row live among the exact rows
+//! and are made consistent inside the Dantzig sub-solve. A solve that still fails is retried
+//! by dense Dantzig pivoting when the problem is small enough to densify.
+use super::dantzig::{Warm, boxed_fixed, boxed_solve, dantzig_unchecked, dantzig_warm};
 use super::matrix::{Cholesky, DenseMatrix, dot};
 use super::options::Options;
 use super::problem::{DenseProblem, effective_bounds};
@@ -349,12 +350,29 @@ impl<'a> Newton<'a> {
             }
             ch.solve_in_place(&mut y[a]);
         }
+        // J_R rows as dense 6B vectors, so that S = J_R Y is plain dot products; S is
+        // symmetric, so only its upper triangle is computed.
+        let jr: Vec<Vec<f64>> = self
+            .exact
+            .iter()
+            .map(|&i| {
+                let mut row = vec![0.0; dim];
+                for t in self.p.rows[i].body_terms() {
+                    row[6 * t.body..6 * t.body + 6].copy_from_slice(&t.j);
+                }
+                row
+            })
+            .collect();
         let mut s = self.d_exact.clone();
         let mut qe = vec![0.0; ne];
-        for (a, &i) in self.exact.iter().enumerate() {
-            qe[a] = self.p.rows[i].q + self.j_f(i, &f0);
-            for b in 0..ne {
-                s[(a, b)] += self.j_f(i, &y[b]);
+        for a in 0..ne {
+            qe[a] = self.p.rows[self.exact[a]].q + dot(&jr[a], &f0);
+            for b in a..ne {
+                let v = dot(&jr[a], &y[b]);
+                s[(a, b)] += v;
+                if b != a {
+                    s[(b, a)] += v;
+                }
             }
         }
         Ok(Model {
@@ -375,6 +393,7 @@ impl<'a> Newton<'a> {
         hi: &[f64],
         options: &Options,
         pivots: &mut usize,
+        warm: &mut Option<Warm>,
     ) -> Result<(Vec<f64>, Vec<f64>), Outcome> {
         let ne = self.exact.len();
         if ne == 0 {
@@ -390,14 +409,15 @@ impl<'a> Newton<'a> {
                 hi: self.exact.iter().map(|&i| self.p.rows[i].hi).collect(),
                 friction: self.local_friction.clone(),
             };
-            let sol = dantzig_unchecked(&sub, options);
+            let (sol, next) = dantzig_warm(&sub, options, warm.as_ref());
+            *warm = Some(next);
             *pivots += sol.pivots;
             (sol.z, sol.outcome)
         } else {
             let l: Vec<f64> = self.exact.iter().map(|&i| lo[i]).collect();
             let h: Vec<f64> = self.exact.iter().map(|&i| hi[i]).collect();
             let limit = options.pivot_limit_for(ne);
-            boxed_fixed(
+            let (z, out, state) = boxed_solve(
                 &model.s,
                 &model.qe,
                 &l,
@@ -405,7 +425,10 @@ impl<'a> Newton<'a> {
                 options.tolerance,
                 limit,
                 pivots,
-            )
+                warm.as_ref().map(|w| w.1.as_slice()),
+            );
+            *warm = Some((z.clone(), state));
+            (z, out)
         };
         if out != Outcome::Solved {
             return Err(out);
@@ -432,125 +455,119 @@ impl<'a> Newton<'a> {
         let mut v = vec![0.0; nl];
         let mut vt = vec![0.0; nl];
         self.liquid_v(&f, &mut v);
-        let mut z = vec![0.0; n];
+        // The exact rows' latest values, for the friction bounds the merit uses.
         let mut zbar = vec![0.0; n];
         let mut zr: Vec<f64> = vec![0.0; self.exact.len()];
         let mut pivots = 0;
         let mut iterations = 0;
-        let mut rounds = 0;
-        let mut first = true;
         let mut model: Option<Model> = None;
-        let outcome = 'rounds: loop {
-            rounds += 1;
-            let (mut lo, mut hi) = effective_bounds(&lo0, &hi0, &fr, &zbar);
-            // Newton iterations for these bounds.
-            let round_start = iterations;
-            loop {
-                if iterations - round_start >= options.max_newton_iterations {
-                    break 'rounds Outcome::PivotLimit;
-                }
-                iterations += 1;
-                // Rebuild the model only when the active set has changed.
-                let same_model = model
-                    .as_ref()
-                    .is_some_and(|m| v.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a));
-                if !same_model {
-                    model = match self.build_model(&v) {
-                        Ok(m) => Some(m),
-                        Err(o) => break 'rounds o,
-                    };
-                }
-                let m = model.as_ref().expect("model built");
-                let (fstar, zrs) = match self.model_step(m, &lo, &hi, options, &mut pivots) {
-                    Ok(x) => x,
-                    Err(o) => break 'rounds o,
-                };
-                if has_friction {
-                    // The merit uses the friction bounds of the latest exact-row solution.
-                    for (a, &i) in self.exact.iter().enumerate() {
-                        zbar[i] = zrs[a];
-                    }
-                    (lo, hi) = effective_bounds(&lo0, &hi0, &fr, &zbar);
-                }
-                let d: Vec<f64> = fstar.iter().zip(&f).map(|(a, b)| a - b).collect();
-                let mut t = 1.0;
-                // A full step that keeps the active set is the exact solution: take it.
-                self.liquid_v(&fstar, &mut vt);
-                let repeats = vt.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a);
-                if !first && !repeats {
-                    // Sufficient increase of Psi along d (proximal Newton, Armijo).
-                    let psi0 = self.psi(&f, &mut vt, &lo, &hi);
-                    let mut grad = vec![0.0; self.dim];
-                    for (l, &vl) in v.iter().enumerate() {
-                        if vl < 0.0 {
-                            let zl = -vl / self.liq.d[l];
-                            for k in 0..self.liq.nb[l] as usize {
-                                let b = self.liq.body[l][k];
-                                for c in 0..6 {
-                                    grad[6 * b + c] += self.liq.j[l][6 * k + c] * zl;
-                                }
-                            }
-                        }
-                    }
-                    for (b, m) in self.minv.iter().enumerate() {
-                        for r in 0..6 {
-                            grad[6 * b + r] -= dot(&m[r * 6..r * 6 + 6], &f[6 * b..6 * b + 6]);
-                        }
-                    }
-                    let h0 = self.exact_value(&f, &lo, &hi);
-                    let h1 = self.exact_value(&fstar, &lo, &hi);
-                    let delta = (dot(&grad, &d) + h1 - h0).max(0.0);
-                    loop {
-                        let ft: Vec<f64> = f.iter().zip(&d).map(|(a, b)| a + t * b).collect();
-                        let psi1 = self.psi(&ft, &mut vt, &lo, &hi);
-                        let slack = 1e-12 * (psi0.abs() + self.kinetic(&f).abs());
-                        if psi1 >= psi0 + 1e-4 * t * delta - slack {
-                            break;
-                        }
-                        t *= 0.5;
-                        if t < 1e-12 {
-                            break 'rounds Outcome::Singular;
-                        }
-                    }
-                }
-                first = false;
-                for (fk, dk) in f.iter_mut().zip(&d) {
-                    *fk += t * dk;
-                }
-                zr = zrs;
-                if t == 1.0 {
-                    std::mem::swap(&mut v, &mut vt);
-                    if repeats {
-                        break;
-                    }
-                } else {
-                    self.liquid_v(&f, &mut v);
-                }
-            }
-            // Assemble z for these bounds and check the friction bounds.
-            let mut znew = vec![0.0; n];
-            for (l, &vl) in v.iter().enumerate() {
-                znew[self.liq.row[l]] = (-vl / self.liq.d[l]).max(0.0);
-            }
-            for (a, &i) in self.exact.iter().enumerate() {
-                znew[i] = zr[a];
-            }
-            let (l1, h1) = effective_bounds(&lo0, &hi0, &fr, &znew);
-            let change = (0..n)
-                .filter(|&i| fr[i].is_some())
-                .map(|i| (l1[i] - lo[i]).abs().max((h1[i] - hi[i]).abs()))
-                .fold(0.0, f64::max);
-            z = znew;
-            let zs = z.iter().fold(0.0f64, |s, x| s.max(x.abs()));
-            if !has_friction || change <= 1e-13 * zs.max(f64::MIN_POSITIVE) {
-                break Outcome::Solved;
-            }
-            if rounds >= options.max_friction_rounds {
+        // The exact rows' index sets from the previous step: a warm start for the next.
+        let mut warm: Option<Warm> = None;
+        let (mut lo, mut hi) = effective_bounds(&lo0, &hi0, &fr, &zbar);
+        let outcome = loop {
+            if iterations >= options.max_newton_iterations {
                 break Outcome::PivotLimit;
             }
-            relax_normals(&mut zbar, &z, rounds);
+            iterations += 1;
+            // Rebuild the model only when the active set has changed.
+            let same_model = model
+                .as_ref()
+                .is_some_and(|m| v.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a));
+            if !same_model {
+                model = match self.build_model(&v) {
+                    Ok(m) => Some(m),
+                    Err(o) => break o,
+                };
+            }
+            let m = model.as_ref().expect("model built");
+            let (fstar, zrs) = match self.model_step(m, &lo, &hi, options, &mut pivots, &mut warm) {
+                Ok(x) => x,
+                Err(o) => break o,
+            };
+            if has_friction {
+                for (a, &i) in self.exact.iter().enumerate() {
+                    zbar[i] = zrs[a];
+                }
+                (lo, hi) = effective_bounds(&lo0, &hi0, &fr, &zbar);
+            }
+            let d: Vec<f64> = fstar.iter().zip(&f).map(|(a, b)| a - b).collect();
+            // A full step that keeps the active set is the exact solution: take it.
+            self.liquid_v(&fstar, &mut vt);
+            let repeats = vt.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a);
+            let t = if iterations == 1 || repeats {
+                1.0
+            } else {
+                match self.line_search(&f, &fstar, &v, (&lo, &hi), &mut vt) {
+                    Some(t) => t,
+                    None => break Outcome::Singular,
+                }
+            };
+            for (fk, dk) in f.iter_mut().zip(&d) {
+                *fk += t * dk;
+            }
+            zr = zrs;
+            if repeats {
+                // t = 1 here, and vt holds v at f*.
+                std::mem::swap(&mut v, &mut vt);
+                break Outcome::Solved;
+            }
+            self.liquid_v(&f, &mut v);
         };
+        let mut z = vec![0.0; n];
+        for (l, &vl) in v.iter().enumerate() {
+            z[self.liq.row[l]] = (-vl / self.liq.d[l]).max(0.0);
+        }
+        for (a, &i) in self.exact.iter().enumerate() {
+            z[i] = zr[a];
+        }
         finish(self.p, z, outcome, pivots, iterations)
+    }
+
+    /// Backtracking on the dual: the largest `t = 2^-k` with
+    /// `Psi(f + t d) >= Psi(f) + 1e-4 t Delta`, `Delta = grad_s . d + h(f*) - h(f)`
+    /// (proximal Newton's sufficient increase). None if t falls below 1e-12.
+    fn line_search(
+        &self,
+        f: &[f64],
+        fstar: &[f64],
+        v: &[f64],
+        (lo, hi): (&[f64], &[f64]),
+        scratch: &mut [f64],
+    ) -> Option<f64> {
+        let d: Vec<f64> = fstar.iter().zip(f).map(|(a, b)| a - b).collect();
+        let psi0 = self.psi(f, scratch, lo, hi);
+        let mut grad = vec![0.0; self.dim];
+        for (l, &vl) in v.iter().enumerate() {
+            if vl < 0.0 {
+                let zl = -vl / self.liq.d[l];
+                for k in 0..self.liq.nb[l] as usize {
+                    let b = self.liq.body[l][k];
+                    for c in 0..6 {
+                        grad[6 * b + c] += self.liq.j[l][6 * k + c] * zl;
+                    }
+                }
+            }
+        }
+        for (b, m) in self.minv.iter().enumerate() {
+            for r in 0..6 {
+                grad[6 * b + r] -= dot(&m[r * 6..r * 6 + 6], &f[6 * b..6 * b + 6]);
+            }
+        }
+        let h0 = self.exact_value(f, lo, hi);
+        let h1 = self.exact_value(fstar, lo, hi);
+        let delta = (dot(&grad, &d) + h1 - h0).max(0.0);
+        let slack = 1e-12 * (psi0.abs() + self.kinetic(f).abs());
+        let mut t = 1.0;
+        loop {
+            let ft: Vec<f64> = f.iter().zip(&d).map(|(a, b)| a + t * b).collect();
+            if self.psi(&ft, scratch, lo, hi) >= psi0 + 1e-4 * t * delta - slack {
+                return Some(t);
+            }
+            t *= 0.5;
+            if t < 1e-12 {
+                return None;
+            }
+        }
     }
 }
 

@@ -25,6 +25,18 @@ pub fn dantzig(problem: &DenseProblem, options: &Options) -> crate::Result<Solut
 
 /// Dantzig without validation.
 pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> Solution {
+    dantzig_warm(problem, options, None).0
+}
+
+/// A warm start: z and the final index sets of a solve of a nearby problem.
+pub(crate) type Warm = (Vec<f64>, Vec<State>);
+
+/// Dantzig without validation, optionally warm-started; also returns the final warm start.
+pub(crate) fn dantzig_warm(
+    problem: &DenseProblem,
+    options: &Options,
+    warm: Option<&Warm>,
+) -> (Solution, Warm) {
     let n = problem.len();
     let limit = options.pivot_limit_for(n);
     let mut pivots = 0;
@@ -32,12 +44,16 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
     let mut z = vec![0.0; n];
     // The normal values the friction bounds are taken from (relaxed after a few rounds, so that
     // a two-state oscillation dies out).
-    let mut zbar = vec![0.0; n];
+    let mut zbar = warm.map_or_else(|| vec![0.0; n], |w| w.0.clone());
     let mut rounds = 0;
+    let mut damped = false;
+    // Later rounds move the bounds only a little: start from the last round's index sets.
+    let mut last_state: Option<Vec<State>> = warm.map(|w| w.1.clone());
+    let mut last_change = f64::INFINITY;
     let outcome = loop {
         rounds += 1;
         let (lo, hi) = problem.bounds_at(&zbar);
-        let (znew, outcome) = boxed_fixed(
+        let (znew, outcome, state) = boxed_solve(
             &problem.m,
             &problem.q,
             &lo,
@@ -45,8 +61,10 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
             options.tolerance,
             limit,
             &mut pivots,
+            last_state.as_deref(),
         );
         z = znew;
+        last_state = Some(state);
         if outcome != Outcome::Solved || !has_friction {
             break outcome;
         }
@@ -58,25 +76,29 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
         if rounds >= options.max_friction_rounds {
             break Outcome::PivotLimit;
         }
-        relax_normals(&mut zbar, &z, rounds);
+        // Full steps while the bounds settle; half steps once they stop shrinking fast (an
+        // oscillation), which a Krasnoselskii-Mann iteration damps.
+        damped |= change > 0.7 * last_change;
+        last_change = change;
+        relax_normals(&mut zbar, &z, if damped { 0.5 } else { 1.0 });
     };
     let w = problem.w(&z);
     let (lo, hi) = problem.bounds_at(&z);
     let residuals = Residuals::compute(&z, &w, &lo, &hi, w_scale(&problem.m, &problem.q, &z));
-    Solution {
+    let state = last_state.unwrap_or_default();
+    let sol = Solution {
         outcome,
-        z,
+        z: z.clone(),
         w,
         pivots,
         iterations: rounds,
         residuals,
-    }
+    };
+    (sol, (z, state))
 }
 
-/// Move the normal values behind the friction bounds towards the new solution: a full step
-/// for the first rounds, then half steps (a Krasnoselskii-Mann iteration).
-pub(crate) fn relax_normals(zbar: &mut [f64], z: &[f64], round: usize) {
-    let omega = if round <= 4 { 1.0 } else { 0.5 };
+/// Move the normal values behind the friction bounds a fraction omega towards the new solution.
+fn relax_normals(zbar: &mut [f64], z: &[f64], omega: f64) {
     for (b, &x) in zbar.iter_mut().zip(z) {
         *b += omega * (x - *b);
     }
@@ -92,8 +114,9 @@ fn bounds_change(p: &DenseProblem, a: &[f64], b: &[f64]) -> f64 {
         .fold(0.0, f64::max)
 }
 
+/// Where a row ended: the index sets of the principal pivoting.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum State {
+pub(crate) enum State {
     Waiting,
     Clamped,
     AtLo,
@@ -180,6 +203,80 @@ pub(crate) fn boxed_fixed(
     limit: usize,
     pivots: &mut usize,
 ) -> (Vec<f64>, Outcome) {
+    let (z, outcome, _) = boxed_solve(m, q, lo, hi, tol, limit, pivots, None);
+    (z, outcome)
+}
+
+/// Try the final index sets of an earlier solve with nearby bounds: clamped rows re-solved,
+/// the rest on their bounds. Some(z) if every condition holds to rounding, else None.
+fn warm_start(
+    m: &DenseMatrix,
+    q: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    state: &[State],
+) -> Option<Vec<f64>> {
+    let n = q.len();
+    let mut z = vec![0.0; n];
+    let mut clamped = Vec::new();
+    for i in 0..n {
+        match state[i] {
+            State::AtLo if lo[i].is_finite() => z[i] = lo[i],
+            State::AtHi if hi[i].is_finite() => z[i] = hi[i],
+            State::Fixed if lo[i] == hi[i] => z[i] = lo[i],
+            State::Clamped | State::Parked if lo[i] < hi[i] => clamped.push(i),
+            _ => return None,
+        }
+    }
+    polish(m, q, &clamped, &mut z);
+    let w = {
+        let mut w = m.mul_vec(&z);
+        for (wi, qi) in w.iter_mut().zip(q) {
+            *wi += qi;
+        }
+        w
+    };
+    let zs = z
+        .iter()
+        .fold(0.0f64, |a, v| a.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    let ws = q
+        .iter()
+        .fold(0.0f64, |a, v| a.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    let (zt, wt) = (1e-12 * zs, 1e-12 * ws);
+    for i in 0..n {
+        let ok = match state[i] {
+            State::AtLo => w[i] >= -wt,
+            State::AtHi => w[i] <= wt,
+            State::Fixed => true,
+            _ => z[i] >= lo[i] - zt && z[i] <= hi[i] + zt && w[i].abs() <= wt,
+        };
+        if !ok {
+            return None;
+        }
+    }
+    Some(z)
+}
+
+/// `boxed_fixed`, optionally warm-started from an earlier solve's final states; also returns
+/// the final states.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn boxed_solve(
+    m: &DenseMatrix,
+    q: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    tol: f64,
+    limit: usize,
+    pivots: &mut usize,
+    warm: Option<&[State]>,
+) -> (Vec<f64>, Outcome, Vec<State>) {
+    if let Some(state) = warm
+        && let Some(z) = warm_start(m, q, lo, hi, state)
+    {
+        return (z, Outcome::Solved, state.to_vec());
+    }
     let n = q.len();
     let mscale = m.max_abs().max(f64::MIN_POSITIVE);
     let qscale = q.iter().fold(0.0f64, |s, v| s.max(v.abs()));
@@ -231,7 +328,7 @@ pub(crate) fn boxed_fixed(
                 break;
             }
             if *pivots - start >= limit {
-                return (z, Outcome::PivotLimit);
+                return (z, Outcome::PivotLimit, state);
             }
             *pivots += 1;
             let s = if wd < 0.0 { 1.0 } else { -1.0 };
@@ -300,7 +397,7 @@ pub(crate) fn boxed_fixed(
                 }
             }
             let Some(block) = block else {
-                return (z, Outcome::Ray);
+                return (z, Outcome::Ray, state);
             };
             let t = best;
             z[d] += t * s;
@@ -343,7 +440,7 @@ pub(crate) fn boxed_fixed(
         }
     }
     polish(m, q, &cl.idx, &mut z);
-    (z, Outcome::Solved)
+    (z, Outcome::Solved, state)
 }
 
 /// Re-solve the clamped rows exactly: `M_CC z_C = -(q_C + M_CN z_N)`.

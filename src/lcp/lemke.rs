@@ -221,7 +221,7 @@ fn finish(m: &DenseMatrix, q: &[f64], z: Vec<f64>, outcome: Outcome, pivots: usi
         z,
         w,
         pivots,
-        iterations: pivots,
+        iterations: 0,
         residuals,
     }
 }

@@ -1,20 +1,25 @@
 //! Linear complementarity solvers: dense Lemke and Dantzig, and the structured contact form.
+//!
+//! The module knows nothing of particles: it takes a matrix (dense, or structured as
+//! `A = D + J W J^T`), a vector q and bounds, and returns a typed [`Solution`]. The coupling
+//! calls [`solve_structured`] each step; a failing step can be dumped with [`io::save`] and
+//! replayed with `sphrigid lcp solve`.
+pub mod block_pivot;
 pub mod dantzig;
+pub mod io;
 pub mod lemke;
 pub mod matrix;
 pub mod options;
 pub mod problem;
+pub mod sample;
 pub mod solution;
+pub mod structured;
 
+pub use block_pivot::solve_structured;
 pub use dantzig::dantzig;
 pub use lemke::lemke;
 pub use matrix::DenseMatrix;
 pub use options::{Options, TieBreak};
 pub use problem::DenseProblem;
 pub use solution::{Outcome, Residuals, Solution};
-pub mod block_pivot;
-pub mod structured;
-pub use block_pivot::solve_structured;
 pub use structured::{BodyTerm, ParticleTerm, StructuredProblem, StructuredRow, body_inverse_mass};
-pub mod io;
-pub mod sample;

@@ -95,9 +95,8 @@ impl Residuals {
     pub fn relative(&self) -> f64 {
         let zs = self.z_scale.max(f64::MIN_POSITIVE);
         let ws = self.w_scale.max(f64::MIN_POSITIVE);
-        let zs1 = zs.max(1e-300);
-        (self.lower / zs1)
-            .max(self.upper / zs1)
+        (self.lower / zs)
+            .max(self.upper / zs)
             .max(self.sign / ws)
             .max(self.complementarity / (zs * ws))
     }
@@ -114,7 +113,8 @@ pub struct Solution {
     pub w: Vec<f64>,
     /// Single-index pivots performed (Lemke, Dantzig, and Dantzig sub-solves).
     pub pivots: usize,
-    /// Outer iterations (Newton steps of the structured solver, friction rounds of Dantzig).
+    /// Outer iterations: Newton steps of the structured solver, friction rounds of Dantzig
+    /// (at least 1); Lemke has none (0), so 0 from `dantzig` means it fell back to Lemke.
     pub iterations: usize,
     /// Residuals of z and w, computed after the solve.
     pub residuals: Residuals,
