@@ -173,7 +173,7 @@ fn panels_show_liquid_in_viridis_the_body_in_its_colour_and_background_elsewhere
 }
 
 #[test]
-fn motion_csv_holds_the_tilt_and_free_fall_and_the_plots_decode() {
+fn motion_csv_holds_the_tilt_and_the_free_fall_before_landing_and_the_plots_decode() {
     let run = block_run();
     let out = run.with_file_name("fig_motion");
     let r = figure(run, &out, &["--body", "block", "--frames", "0:6:3"]);
@@ -189,6 +189,11 @@ fn motion_csv_holds_the_tilt_and_free_fall_and_the_plots_decode() {
         let (frame, t, tilt, x, y, z) = (row[0], row[1], row[2], row[3], row[4], row[5]);
         assert_eq!(frame, k as f64);
         assert!((t - k as f64 / 30.0).abs() < 1e-12);
+        // The tilted block's lowest corner (0.0446 m below its centre) reaches the floor at
+        // t = 0.106 s; until then it falls freely, untouched by the liquid.
+        if t > 0.1 {
+            continue;
+        }
         assert!((tilt - 30.0).abs() < 0.01, "frame {k}: tilt {tilt}");
         assert!(
             (y - (0.1 - 9.81 * t * t / 2.0)).abs() < 1e-6,
