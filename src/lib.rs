@@ -3,6 +3,7 @@
 pub mod backend;
 pub mod cli;
 pub mod error;
+pub mod gpu;
 pub mod lcp;
 pub mod liquid;
 pub mod output;

@@ -2,13 +2,16 @@
 pub mod runner;
 pub mod timing;
 
-use crate::Result;
+use crate::backend::Backend;
+use crate::gpu::context::{AdapterKind, GpuContext};
+use crate::gpu::{GpuLiquidSolver, Timing};
 use crate::liquid::{LiquidParams, LiquidSolver, Particles};
 use crate::scene::Scene;
+use crate::{Error, Result};
 use timing::PhaseTimes;
 
 /// The state of a run: particles, solvers, clock.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Simulation {
     /// The liquid particles.
     pub particles: Particles,
@@ -24,6 +27,11 @@ pub struct Simulation {
     pub steps: u64,
     /// Time spent per phase.
     pub times: PhaseTimes,
+    /// The GPU liquid solver when the backend is `gpu`: it holds the particles between
+    /// frames, and [`Simulation::sync_particles`] copies them back into `particles`.
+    pub gpu: Option<GpuLiquidSolver>,
+    /// How GPU steps are timed.
+    pub gpu_timing: Timing,
 }
 
 impl Simulation {
@@ -40,13 +48,55 @@ impl Simulation {
             time: 0.0,
             steps: 0,
             times: PhaseTimes::default(),
+            gpu: None,
+            gpu_timing: Timing::Off,
         }
+    }
+
+    /// Set up a validated scene at time zero on a backend (the GPU one opens the best adapter).
+    pub fn with_backend(scene: &Scene, backend: Backend) -> Result<Simulation> {
+        let mut sim = Simulation::new(scene);
+        if backend == Backend::Gpu {
+            let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
+                Error::input("--backend gpu: no GPU adapter found; fix: use --backend cpu or auto")
+            })?;
+            sim.gpu = Some(GpuLiquidSolver::new(
+                ctx,
+                sim.liquid.params.clone(),
+                &sim.particles,
+            )?);
+        }
+        Ok(sim)
+    }
+
+    /// The backend the liquid steps on.
+    pub fn backend(&self) -> Backend {
+        if self.gpu.is_some() {
+            Backend::Gpu
+        } else {
+            Backend::Cpu
+        }
+    }
+
+    /// Bring `particles` up to date (a download from the GPU backend; nothing on the CPU).
+    pub fn sync_particles(&mut self) -> Result<()> {
+        if let Some(g) = &self.gpu {
+            self.particles = g.download()?;
+        }
+        Ok(())
     }
 
     /// Take one step.
     pub fn step(&mut self) -> Result<()> {
-        self.liquid
-            .step(&mut self.particles, self.dt as f32, &mut self.times)?;
+        if let Some(g) = self.gpu.as_mut() {
+            if !g.is_uploaded() {
+                g.upload(&self.particles)?;
+            }
+            g.step(self.dt as f32, self.gpu_timing, &mut self.times)?;
+        } else {
+            self.liquid
+                .step(&mut self.particles, self.dt as f32, &mut self.times)?;
+        }
         self.steps += 1;
         self.time = self.steps as f64 * self.dt;
         Ok(())

@@ -81,7 +81,7 @@ pub fn run(
 ) -> Result<RunSummary> {
     let scene = &loaded.scene;
     let frames = opts.frames.unwrap_or(scene.time.frames);
-    let mut sim = Simulation::new(scene);
+    let mut sim = Simulation::with_backend(scene, opts.backend)?;
     sim.liquid.update_densities(&mut sim.particles)?;
     let mut writer = FrameWriter::new(&opts.out, initial_manifest(loaded, &sim, opts.backend))?;
     writer.write_frame(&sim.particles, &sim.liquid.params, 0, 0.0)?;
@@ -96,7 +96,7 @@ pub fn run(
     };
     progress(&last);
     for frame in 1..=frames {
-        if let Err(e) = sim.advance_frame() {
+        if let Err(e) = sim.advance_frame().and_then(|_| sim.sync_particles()) {
             writer.finish(false)?;
             return Err(Error::Run(format!(
                 "stopped at step {} (t = {:.6} s, frame {frame}): {e}. Frames 0..{} in {} are intact.",

@@ -62,6 +62,11 @@ impl PhaseTimes {
         out
     }
 
+    /// Add a duration measured elsewhere (a GPU timestamp, a waited submission) to `phase`.
+    pub fn add(&mut self, phase: Phase, d: Duration) {
+        self.totals[phase as usize] += d;
+    }
+
     /// Total time in `phase`.
     pub fn get(&self, phase: Phase) -> Duration {
         self.totals[phase as usize]
