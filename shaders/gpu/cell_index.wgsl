@@ -20,7 +20,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (any(x != x) || any(abs(x) > big)) {
         atomicOr(&flags[0], 1u);
     }
-    let c = floor((x - P.origin) * P.inv_cell);
+    let c = floor((x - P.origin) / P.cell);
     if (any(c < vec3<f32>(0.0)) || any(c >= vec3<f32>(P.dims))) {
         atomicOr(&flags[0], 2u);
     }

@@ -12,8 +12,8 @@ pub const VEC4: u64 = 16;
 pub struct GpuParams {
     /// Grid corner.
     pub origin: [f32; 3],
-    /// 1 / cell size.
-    pub inv_cell: f32,
+    /// Cell size (h).
+    pub cell: f32,
     /// Cells along x, y, z.
     pub dims: [u32; 3],
     /// Particles.
@@ -103,7 +103,7 @@ pub struct LiquidBuffers {
 
 /// Check that a buffer of `size` bytes fits one storage binding of this device.
 pub fn check_fits(ctx: &GpuContext, what: &str, size: u64) -> Result<()> {
-    let binding = ctx.limits.max_storage_buffer_binding_size as u64;
+    let binding = ctx.limits.max_storage_buffer_binding_size;
     let max = binding.min(ctx.limits.max_buffer_size);
     if size > max {
         return Err(Error::input(format!(

@@ -270,7 +270,7 @@ impl GpuLiquidSolver {
         let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
         let gp = GpuParams {
             origin: v3(self.grid.origin),
-            inv_cell: 1.0 / p.h,
+            cell: p.h,
             dims: self.grid.dims,
             n: self.n,
             gravity_dt: v3(p.gravity * dt),

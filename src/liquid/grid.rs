@@ -14,9 +14,6 @@ pub const MAX_CELLS: usize = 1 << 27;
 pub struct Grid {
     /// Cell edge length (the kernel radius h), m.
     pub cell: f32,
-    /// `1 / cell`: cell coordinates are `floor((x - origin) * inv_cell)`, a product (which
-    /// every GPU rounds exactly as the CPU does), not a quotient.
-    pub inv_cell: f32,
     origin: Vec3A,
     dims: [u32; 3],
     /// `cell_start[c]..cell_start[c+1]` are the slots of the particles in cell `c`.
@@ -31,7 +28,6 @@ impl Grid {
     pub fn new(cell: f32) -> Grid {
         Grid {
             cell,
-            inv_cell: 1.0 / cell,
             ..Default::default()
         }
     }
@@ -47,7 +43,6 @@ impl Grid {
     ) -> Grid {
         Grid {
             cell,
-            inv_cell: 1.0 / cell,
             origin,
             dims,
             cell_start,
@@ -67,7 +62,7 @@ impl Grid {
     }
 
     fn cell_coords(&self, p: Vec3A) -> [u32; 3] {
-        let c = ((p - self.origin) * self.inv_cell).floor();
+        let c = ((p - self.origin) / self.cell).floor();
         [
             (c.x.max(0.0) as u32).min(self.dims[0] - 1),
             (c.y.max(0.0) as u32).min(self.dims[1] - 1),
