@@ -317,3 +317,40 @@ fn contacts_match_their_cpu_twin() {
     }];
     assert!(gpu.find_contacts(&big).is_err());
 }
+
+#[test]
+fn contact_impulses_match_their_cpu_twin() {
+    let Some((mut gpu, _, params)) = setup() else {
+        return;
+    };
+    gpu.rebuild_grid().unwrap();
+    let s = gpu.download().unwrap();
+    // Contacts with one body particle, then one summed impulse per touched liquid slot
+    // (pushing it away from the body particle), as the LCP would send up.
+    let c = Vec3A::new(0.04, 0.04, 0.03);
+    let body = [BodyParticle {
+        pos: c,
+        radius: 0.5 * params.spacing,
+    }];
+    let found = gpu.find_contacts(&body).unwrap();
+    assert!(found.len() >= 2, "only {} contacts", found.len());
+    let dv: Vec<(u32, Vec3A)> = found
+        .iter()
+        .map(|k| {
+            let n = (s.pos[k.slot as usize] - c).normalize();
+            assert_eq!(s.id[k.slot as usize], k.liquid_id, "slot and id disagree");
+            (k.slot, n * 0.1)
+        })
+        .collect();
+    gpu.apply_impulses(&dv, DT).unwrap();
+    let g = gpu.download().unwrap();
+    let mut cpu = s.clone();
+    sphrigid::gpu::impulses::cpu_twin(&mut cpu, &dv, DT);
+    assert_eq!(g.vel, cpu.vel, "velocities after the impulses differ");
+    let d = max_abs_diff(&g.pos, &cpu.pos);
+    assert!(d <= 1e-7, "positions after the impulses differ by {d} m");
+    assert_ne!(g.pos, s.pos, "the impulses moved nothing");
+    // An impulse given twice for one slot is refused.
+    let twice = [(dv[0].0, Vec3A::X), (dv[0].0, Vec3A::Y)];
+    assert!(gpu.apply_impulses(&twice, DT).is_err());
+}

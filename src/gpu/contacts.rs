@@ -27,6 +27,8 @@ pub struct Contact {
     pub body_particle: u32,
     /// Distance between the centres, m.
     pub distance: f32,
+    /// The liquid particle's slot on the GPU until the next grid build (where impulses go).
+    pub slot: u32,
 }
 
 /// The pass's pipeline.
@@ -136,6 +138,7 @@ impl GpuLiquidSolver {
                     liquid_id: c[0],
                     body_particle: c[1],
                     distance: f32::from_bits(c[2]),
+                    slot: c[3],
                 })
                 .collect();
             sort(&mut out);
@@ -172,6 +175,7 @@ pub fn cpu_twin(
                                 liquid_id: p.id[j as usize],
                                 body_particle: bi as u32,
                                 distance: d,
+                                slot: j,
                             });
                         }
                     }

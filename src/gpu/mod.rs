@@ -7,6 +7,7 @@ pub mod contacts;
 pub mod context;
 pub mod count;
 pub mod density;
+pub mod impulses;
 pub mod kernel;
 pub mod prefix_sum;
 pub mod relaxation;
@@ -48,6 +49,7 @@ struct Passes {
     walls: walls::WallsPass,
     velocity: velocity::Velocity,
     contacts: contacts::Contacts,
+    impulses: impulses::Impulses,
 }
 
 /// Where the grid lies: the container (one cell of margin), or without one the initial extent
@@ -182,6 +184,7 @@ impl GpuLiquidSolver {
             walls: walls::WallsPass::new(device),
             velocity: velocity::Velocity::new(device),
             contacts: contacts::Contacts::new(device),
+            impulses: impulses::Impulses::new(device),
         };
         let stamps = ctx.timestamps.then(|| {
             let capacity = 64;
