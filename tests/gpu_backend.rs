@@ -239,3 +239,51 @@ fn a_scene_larger_than_one_storage_binding_is_refused_clearly() {
         "{err}"
     );
 }
+
+#[test]
+fn bench_runs_cpu_and_gpu_side_by_side_at_three_sizes() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("dam.toml");
+    std::fs::write(&scene, DAM).unwrap();
+    let r = common::sphrigid(&[
+        "bench",
+        scene.to_str().unwrap(),
+        "--backend",
+        "cpu,gpu",
+        "--sizes",
+        "--steps",
+        "2",
+        "--json",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6, "{v}");
+    let mut last = 0u64;
+    for pair in results.chunks(2) {
+        assert_eq!(pair[0]["backend"], "cpu");
+        assert_eq!(pair[1]["backend"], "gpu");
+        let n = pair[0]["particles"].as_u64().unwrap();
+        assert_eq!(pair[1]["particles"].as_u64().unwrap(), n);
+        // Each size has about twice the particles of the one before (lattice rounding aside).
+        if last > 0 {
+            let ratio = n as f64 / last as f64;
+            assert!((1.5..2.6).contains(&ratio), "{last} then {n} particles");
+        }
+        last = n;
+        for r in pair {
+            assert_eq!(r["steps"], 2);
+            assert!(r["particle_steps_per_s"].as_f64().unwrap() > 0.0);
+            assert!(r["phase_ms"]["relaxation"].as_f64().unwrap() > 0.0, "{r}");
+        }
+        let bpp = pair[1]["gpu_bytes_per_particle"].as_f64().unwrap();
+        assert!(bpp > 100.0 && bpp <= 128.0, "{bpp}");
+        let speedup = pair[1]["speedup_vs_cpu"].as_f64().unwrap();
+        let ratio = pair[1]["particle_steps_per_s"].as_f64().unwrap()
+            / pair[0]["particle_steps_per_s"].as_f64().unwrap();
+        assert!((speedup - ratio).abs() <= 1e-9 * ratio);
+    }
+}
