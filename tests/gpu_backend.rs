@@ -287,3 +287,36 @@ fn bench_runs_cpu_and_gpu_side_by_side_at_three_sizes() {
         assert!((speedup - ratio).abs() <= 1e-9 * ratio);
     }
 }
+
+#[test]
+fn liquid_leaving_the_grid_of_a_scene_without_container_is_a_clear_error() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("fall.toml");
+    // No container: the GPU grid covers the initial extent and a margin of 8 cells (8 cm);
+    // free fall leaves it after about 0.13 s.
+    std::fs::write(
+        &scene,
+        "[time]\nfps = 30\n[[liquid]]\nmin = [0, 0, 0]\nmax = [0.05, 0.05, 0.05]\nspacing = 0.005\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let r = common::sphrigid(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--backend",
+        "gpu",
+        "--frames",
+        "10",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{err}");
+    assert!(err.contains("left the GPU grid"), "{err}");
+    // The frames before are intact and listed.
+    assert!(out.join("fluid/fluid_00001.ply").exists(), "{err}");
+}
