@@ -320,3 +320,50 @@ fn liquid_leaving_the_grid_of_a_scene_without_container_is_a_clear_error() {
     // The frames before are intact and listed.
     assert!(out.join("fluid/fluid_00001.ply").exists(), "{err}");
 }
+
+#[test]
+fn timing_modes_time_every_phase_and_change_no_result() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    use sphrigid::gpu::Timing;
+    use sphrigid::output::frames::encode_fluid;
+    use sphrigid::sim::timing::Phase;
+    let scene = common::scene(DAM);
+    let mut frames = Vec::new();
+    for timing in [Timing::Off, Timing::Wall, Timing::Timestamps] {
+        let mut sim = Simulation::with_backend(&scene.scene, Backend::Gpu).unwrap();
+        sim.gpu_timing = timing;
+        for _ in 0..5 {
+            sim.step().unwrap();
+        }
+        sim.sync_particles().unwrap();
+        if timing != Timing::Off {
+            for ph in [
+                Phase::Grid,
+                Phase::Integrate,
+                Phase::Viscosity,
+                Phase::Density,
+                Phase::Relaxation,
+                Phase::Collisions,
+            ] {
+                assert!(
+                    sim.times.get(ph).as_nanos() > 0,
+                    "{timing:?}: no time in {}",
+                    ph.name()
+                );
+            }
+        }
+        frames.push(encode_fluid(
+            &sim.particles,
+            &sim.liquid.params,
+            1,
+            sim.time,
+        ));
+    }
+    assert!(
+        frames[0] == frames[1],
+        "timing each phase changed the result"
+    );
+    assert!(frames[0] == frames[2], "timestamps changed the result");
+}
