@@ -122,14 +122,12 @@ fn grid_build_gives_the_cpu_grid_order_exactly() {
     );
 }
 
-#[test]
-fn prefix_sum_of_three_levels_matches_the_cpu_scan() {
+fn check_prefix_sum(n: usize, max: f32) {
     let Some(ctx) = gpu_common::context() else {
         return;
     };
-    let n = 200_000usize; // 782 blocks, then 4, then 1: three levels
     let mut rng = Rng(7);
-    let v: Vec<u32> = (0..n).map(|_| (rng.next() * 16.0) as u32).collect();
+    let v: Vec<u32> = (0..n).map(|_| (rng.next() * max) as u32).collect();
     let mut bytes = 0;
     let src = buffers::storage(&ctx, "src", n as u64 * 4, &mut bytes).unwrap();
     let dst = buffers::storage(&ctx, "dst", n as u64 * 4, &mut bytes).unwrap();
@@ -142,7 +140,23 @@ fn prefix_sum_of_three_levels_matches_the_cpu_scan() {
     }
     ctx.queue.submit([enc.finish()]);
     let got: Vec<u32> = buffers::read(&ctx, &dst, n).unwrap();
-    assert_eq!(got, prefix_sum::cpu_twin(&v));
+    let want = prefix_sum::cpu_twin(&v);
+    if let Some(k) = (0..n).find(|&k| got[k] != want[k]) {
+        panic!("entry {k} of {n}: {} vs {}", got[k], want[k]);
+    }
+}
+
+#[test]
+fn prefix_sum_of_three_levels_matches_the_cpu_scan() {
+    // 782 blocks, then 4, then 1: three levels.
+    check_prefix_sum(200_000, 16.0);
+}
+
+#[test]
+fn prefix_sum_past_65535_workgroups_matches_the_cpu_scan() {
+    // More blocks than one dispatch dimension holds: the 2-D dispatch, whose last row runs
+    // past the end, and four levels.
+    check_prefix_sum(65_535 * 256 + 1000, 4.0);
 }
 
 #[test]

@@ -40,7 +40,9 @@ fn scan_block(
     if (i < S.n) {
         dst[i] = tmp[li] - v;
     }
-    if (li == 255u) {
+    // A 2-D dispatch may run blocks past the end: they must not write (a clamped index
+    // would overwrite the last total).
+    if (li == 255u && block * 256u < S.n) {
         sums[block] = tmp[255];
     }
 }
