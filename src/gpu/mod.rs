@@ -1,6 +1,20 @@
 //! The GPU backend: the liquid step as WGSL compute kernels through wgpu. Each pass has its
 //! module here and its shader in `shaders/gpu/` under the same name, a `dispatch` and a CPU
 //! twin that the tests hold it against.
+//!
+//! One step, in the CPU step's order: `velocity::gravity`; `viscosity` (on the previous
+//! step's grid, as the CPU uses the previous step's lists); the grid build (`cell_index`
+//! predicts `x + v dt` over the velocity buffer and bins it, `count`, `prefix_sum`, `scatter`
+//! with a per-cell sort by id and a gather, so the order is the CPU grid's (cell, id)); per
+//! relaxation pass `density` then `relaxation` (ping-pong positions); `walls`;
+//! `velocity::update`. No neighbour lists: every neighbour pass loops the 27 cells around a
+//! particle as 9 contiguous x-rows. Sums are gathers in grid order, so a run repeats bit for
+//! bit on the same device; the atomics only choose slots that the per-cell sort then orders.
+//!
+//! Memory per particle (structure of arrays): positions 2 x 16 B (w = phase), velocities
+//! 2 x 16 B, start-of-step positions 16 B, ids 2 x 4 B, cell 4 B, permutation 4 B, kernel sum
+//! 4 B, pressures 8 B: 108 B, plus 8 B per grid cell (counts, starts) and the prefix sum's
+//! level totals, all counted by [`GpuLiquidSolver::bytes_allocated`].
 pub mod buffers;
 pub mod cell_index;
 pub mod contacts;
