@@ -5,6 +5,7 @@ pub mod cli;
 pub mod coupling;
 pub mod error;
 pub mod figure;
+pub mod gpu;
 pub mod lcp;
 pub mod liquid;
 pub mod output;

@@ -62,7 +62,7 @@ impl PhaseTimes {
         out
     }
 
-    /// Add a duration measured elsewhere to `phase`.
+    /// Add a duration measured elsewhere (a GPU timestamp, a waited submission) to `phase`.
     pub fn add(&mut self, phase: Phase, d: Duration) {
         self.totals[phase as usize] += d;
     }

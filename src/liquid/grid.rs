@@ -32,6 +32,30 @@ impl Grid {
         }
     }
 
+    /// A grid over given bounds with particles already sorted by (cell, id): `cell_start` has
+    /// one entry per cell and one more, `cell_of` one per slot (as a GPU grid downloads).
+    pub fn from_parts(
+        cell: f32,
+        origin: Vec3A,
+        dims: [u32; 3],
+        cell_start: Vec<u32>,
+        cell_of: Vec<u32>,
+    ) -> Grid {
+        Grid {
+            cell,
+            origin,
+            dims,
+            cell_start,
+            cell_of,
+            scratch: Vec::new(),
+        }
+    }
+
+    /// The grid's lowest corner.
+    pub fn origin(&self) -> Vec3A {
+        self.origin
+    }
+
     /// Grid dimensions (cells along x, y, z).
     pub fn dims(&self) -> [u32; 3] {
         self.dims
@@ -44,6 +68,11 @@ impl Grid {
             (c.y.max(0.0) as u32).min(self.dims[1] - 1),
             (c.z.max(0.0) as u32).min(self.dims[2] - 1),
         ]
+    }
+
+    /// The linear cell index of a position (clamped into the grid).
+    pub fn cell_index(&self, p: Vec3A) -> u32 {
+        self.linear(self.cell_coords(p))
     }
 
     fn linear(&self, c: [u32; 3]) -> u32 {
@@ -86,9 +115,17 @@ impl Grid {
                 hi - lo
             )));
         }
-        self.origin = lo;
-        self.dims = [span.x as u32, span.y as u32, span.z as u32];
-        let ncells = cells as usize;
+        self.build_in(p, lo, [span.x as u32, span.y as u32, span.z as u32]);
+        Ok(())
+    }
+
+    /// Bin the particles into the cells of a grid with the given lowest corner and dimensions
+    /// (positions outside are clamped into the border cells) and reorder them by (cell, id).
+    pub fn build_in(&mut self, p: &mut Particles, origin: Vec3A, dims: [u32; 3]) {
+        let n = p.len();
+        self.origin = origin;
+        self.dims = dims;
+        let ncells = dims.iter().map(|&d| d as usize).product::<usize>();
 
         // Cell of every particle, counts, exclusive prefix sum, stable scatter.
         let cell_of: Vec<u32> = p
@@ -125,7 +162,6 @@ impl Grid {
         }
         self.cell_of = perm.iter().map(|&k| cell_of[k as usize]).collect();
         p.permute(&perm);
-        Ok(())
     }
 
     /// Call `f(j, r, r2)` for every other particle `j` within the kernel radius `h` of slot `i`,

@@ -1,23 +1,26 @@
 //! A simulation: the scene's particles and solvers advanced frame by frame.
 pub mod runner;
 
-use crate::Result;
+use crate::backend::Backend;
 use crate::coupling::lcp_step::{Coupler, CouplingFailure};
+use crate::gpu::context::{AdapterKind, GpuContext};
+use crate::gpu::{GpuLiquidSolver, Timing};
 use crate::liquid::{LiquidParams, LiquidSolver, Particles};
 use crate::rigid::RigidBody;
 use crate::scene::Scene;
 use crate::timing::{Phase, PhaseTimes};
+use crate::{Error, Result};
 use glam::DVec3;
 use std::path::Path;
 
 /// The state of a run: particles, solvers, clock.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Simulation {
-    /// The liquid particles.
+    /// The liquid particles (on the GPU backend, as of the last [`Simulation::sync_particles`]).
     pub particles: Particles,
     /// The liquid solver.
     pub liquid: LiquidSolver,
-    /// The rigid bodies (none until [`Simulation::with_bodies`] builds them).
+    /// The rigid bodies (none until [`Simulation::setup`] builds them).
     pub bodies: Vec<RigidBody>,
     /// Liquid particles removed at setup because they started inside a body.
     pub removed_inside_bodies: usize,
@@ -37,10 +40,15 @@ pub struct Simulation {
     pub steps: u64,
     /// Time spent per phase.
     pub times: PhaseTimes,
+    /// The GPU liquid solver when the backend is `gpu`: it holds the particles between
+    /// frames, and [`Simulation::sync_particles`] copies them back into `particles`.
+    pub gpu: Option<GpuLiquidSolver>,
+    /// How GPU steps are timed.
+    pub gpu_timing: Timing,
 }
 
 impl Simulation {
-    /// Set up a validated scene's liquid at time zero, without its bodies.
+    /// Set up a validated scene's liquid at time zero on the CPU, without its bodies.
     pub fn new(scene: &Scene) -> Simulation {
         let params = LiquidParams::from_scene(scene);
         let substeps = LiquidParams::substeps(scene);
@@ -58,13 +66,16 @@ impl Simulation {
             time: 0.0,
             steps: 0,
             times: PhaseTimes::default(),
+            gpu: None,
+            gpu_timing: Timing::Off,
         }
     }
 
-    /// Set up a validated scene at time zero with its rigid bodies; `scene_file` anchors the
-    /// bodies' mesh paths and names the scene in messages. Liquid that starts inside a body
-    /// is removed (counted in `removed_inside_bodies`).
-    pub fn with_bodies(scene: &Scene, scene_file: &Path) -> Result<Simulation> {
+    /// Set up a validated scene at time zero with its rigid bodies, on a backend (the GPU one
+    /// opens the best adapter). `scene_file` anchors the bodies' mesh paths and names the
+    /// scene in messages. Liquid that starts inside a body is removed (counted in
+    /// `removed_inside_bodies`).
+    pub fn setup(scene: &Scene, scene_file: &Path, backend: Backend) -> Result<Simulation> {
         let mut sim = Simulation::new(scene);
         let spacing = scene.liquid.first().map(|b| b.spacing);
         sim.bodies = crate::rigid::spec::build_bodies(&scene.body, scene_file, spacing)?;
@@ -73,13 +84,54 @@ impl Simulation {
         if !sim.bodies.is_empty() {
             sim.coupler = Some(Coupler::new(&sim.bodies));
         }
+        if backend == Backend::Gpu {
+            if !sim.bodies.is_empty() {
+                return Err(Error::input(format!(
+                    "--backend gpu: {} has rigid bodies, and the GPU backend does not yet pass \
+                     its contacts to the coupling; fix: use --backend cpu (auto does)",
+                    scene_file.display()
+                )));
+            }
+            let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
+                Error::input("--backend gpu: no GPU adapter found; fix: use --backend cpu or auto")
+            })?;
+            sim.gpu = Some(GpuLiquidSolver::new(
+                ctx,
+                sim.liquid.params.clone(),
+                &sim.particles,
+            )?);
+        }
         Ok(sim)
+    }
+
+    /// The backend the liquid steps on.
+    pub fn backend(&self) -> Backend {
+        if self.gpu.is_some() {
+            Backend::Gpu
+        } else {
+            Backend::Cpu
+        }
+    }
+
+    /// Bring `particles` up to date (a download from the GPU backend; nothing on the CPU).
+    pub fn sync_particles(&mut self) -> Result<()> {
+        if let Some(g) = &self.gpu {
+            self.particles = g.download()?;
+        }
+        Ok(())
     }
 
     /// Take one step.
     pub fn step(&mut self) -> Result<()> {
-        self.liquid
-            .step(&mut self.particles, self.dt as f32, &mut self.times)?;
+        if let Some(g) = self.gpu.as_mut() {
+            if !g.is_uploaded() {
+                g.upload(&self.particles)?;
+            }
+            g.step(self.dt as f32, self.gpu_timing, &mut self.times)?;
+        } else {
+            self.liquid
+                .step(&mut self.particles, self.dt as f32, &mut self.times)?;
+        }
         // Bodies: contacts with the liquid, the walls and each other through the LCP, then
         // their motion.
         let (dt, g) = (self.dt, self.gravity);
@@ -96,7 +148,7 @@ impl Simulation {
                     failure.outcome
                 );
                 self.failed_lcp = Some(failure);
-                return Err(crate::Error::Run(msg));
+                return Err(Error::Run(msg));
             }
         }
         self.steps += 1;

@@ -85,7 +85,7 @@ pub fn run(
 ) -> Result<RunSummary> {
     let scene = &loaded.scene;
     let frames = opts.frames.unwrap_or(scene.time.frames);
-    let mut sim = Simulation::with_bodies(scene, &loaded.file)?;
+    let mut sim = Simulation::setup(scene, &loaded.file, opts.backend)?;
     sim.liquid.update_densities(&mut sim.particles)?;
     let mut writer = FrameWriter::new(&opts.out, initial_manifest(loaded, &sim, opts.backend))?;
     let mut rigid = if sim.bodies.is_empty() {
@@ -112,7 +112,7 @@ pub fn run(
     };
     progress(&last);
     for frame in 1..=frames {
-        if let Err(e) = sim.advance_frame() {
+        if let Err(e) = sim.advance_frame().and_then(|_| sim.sync_particles()) {
             writer.finish(false)?;
             let mut replay = String::new();
             if let Some(failure) = sim.failed_lcp.take() {

@@ -1,0 +1,47 @@
+// Contact candidates between body particles and liquid particles: one invocation per body
+// particle loops the 27 grid cells around it and appends every liquid particle closer than
+// the sum of radii (w of the body particle) to a compact list.
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> id: array<u32>;
+@group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
+@group(0) @binding(4) var<storage, read_write> body: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read_write> count: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> pairs: array<vec4<u32>>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let b = linear_id(gid, nwg);
+    if (b >= P.n_body) {
+        return;
+    }
+    let xb = body[b].xyz;
+    let reach = body[b].w;
+    let cc = cell_coords(xb);
+    let nx = P.dims.x;
+    let ny = P.dims.y;
+    let x0 = select(cc.x - 1u, 0u, cc.x == 0u);
+    let x1 = min(cc.x + 1u, nx - 1u);
+    let y0 = select(cc.y - 1u, 0u, cc.y == 0u);
+    let y1 = min(cc.y + 1u, ny - 1u);
+    let z0 = select(cc.z - 1u, 0u, cc.z == 0u);
+    let z1 = min(cc.z + 1u, P.dims.z - 1u);
+    let cap = arrayLength(&pairs);
+    for (var z = z0; z <= z1; z = z + 1u) {
+        for (var y = y0; y <= y1; y = y + 1u) {
+            let row = (z * ny + y) * nx;
+            let start = cell_start[row + x0];
+            let end = cell_start[row + x1 + 1u];
+            for (var j = start; j < end; j = j + 1u) {
+                let r = pos[j].xyz - xb;
+                let d = sqrt(dot(r, r));
+                if (d < reach) {
+                    let k = atomicAdd(&count[0], 1u);
+                    if (k < cap) {
+                        pairs[k] = vec4<u32>(id[j], b, bitcast<u32>(d), j);
+                    }
+                }
+            }
+        }
+    }
+}

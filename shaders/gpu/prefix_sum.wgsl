@@ -1,0 +1,61 @@
+// Exclusive prefix sum in levels: each workgroup scans 256 entries and writes its total to
+// the next level; once that level is scanned, its entries are added back.
+struct ScanParams {
+    n: u32,
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> S: ScanParams;
+@group(0) @binding(1) var<storage, read_write> src: array<u32>;
+@group(0) @binding(2) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(3) var<storage, read_write> sums: array<u32>;
+
+var<workgroup> tmp: array<u32, 256>;
+
+@compute @workgroup_size(256)
+fn scan_block(
+    @builtin(local_invocation_index) li: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let block = wid.x + wid.y * nwg.x;
+    let i = block * 256u + li;
+    var v = 0u;
+    if (i < S.n) {
+        v = src[i];
+    }
+    tmp[li] = v;
+    workgroupBarrier();
+    for (var off = 1u; off < 256u; off = off * 2u) {
+        var t = 0u;
+        if (li >= off) {
+            t = tmp[li - off];
+        }
+        workgroupBarrier();
+        tmp[li] = tmp[li] + t;
+        workgroupBarrier();
+    }
+    if (i < S.n) {
+        dst[i] = tmp[li] - v;
+    }
+    // A 2-D dispatch may run blocks past the end: they must not write (a clamped index
+    // would overwrite the last total).
+    if (li == 255u && block * 256u < S.n) {
+        sums[block] = tmp[255];
+    }
+}
+
+@compute @workgroup_size(256)
+fn add_block(
+    @builtin(local_invocation_index) li: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let block = wid.x + wid.y * nwg.x;
+    let i = block * 256u + li;
+    if (i < S.n) {
+        dst[i] = dst[i] + sums[block];
+    }
+}

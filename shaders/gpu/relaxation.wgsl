@@ -1,0 +1,67 @@
+// Double-density relaxation in gather (Jacobi) form: each particle sums its own displacement
+// dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij.
+@group(0) @binding(0) var<uniform> P: Params;
+@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> cell_of: array<u32>;
+@group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
+@group(0) @binding(4) var<storage, read_write> phases: array<Phase>;
+@group(0) @binding(5) var<storage, read_write> press: array<vec2<f32>>;
+@group(0) @binding(6) var<storage, read_write> pos_out: array<vec4<f32>>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(gid, nwg);
+    if (i >= P.n) {
+        return;
+    }
+    let pi = pos[i];
+    let xi = pi.xyz;
+    let pr = press[i];
+    let mi = phases[u32(pi.w)].mass;
+    var acc = vec3<f32>(0.0);
+    let c = cell_of[i];
+    let nx = P.dims.x;
+    let ny = P.dims.y;
+    let cx = c % nx;
+    let cy = (c / nx) % ny;
+    let cz = c / (nx * ny);
+    let x0 = select(cx - 1u, 0u, cx == 0u);
+    let x1 = min(cx + 1u, nx - 1u);
+    let y0 = select(cy - 1u, 0u, cy == 0u);
+    let y1 = min(cy + 1u, ny - 1u);
+    let z0 = select(cz - 1u, 0u, cz == 0u);
+    let z1 = min(cz + 1u, P.dims.z - 1u);
+    let h2 = P.h * P.h;
+    for (var z = z0; z <= z1; z = z + 1u) {
+        for (var y = y0; y <= y1; y = y + 1u) {
+            // The three cells of a row are contiguous: one run of slots.
+            let row = (z * ny + y) * nx;
+            let start = cell_start[row + x0];
+            let end = cell_start[row + x1 + 1u];
+            for (var j = start; j < end; j = j + 1u) {
+                if (j == i) {
+                    continue;
+                }
+                let r = pos[j].xyz - xi;
+                let r2 = dot(r, r);
+                if (r2 >= h2) {
+                    continue;
+                }
+                let d = sqrt(r2);
+                let a = 1.0 - d / P.h;
+                if (a <= 0.0 || d <= 0.0) {
+                    continue;
+                }
+                let pj = press[j];
+                var w = 0.5;
+                if (P.uniform_mass == 0u) {
+                    let mj = phases[u32(pos[j].w)].mass;
+                    w = mj / (mi + mj);
+                }
+                let mag = (pr.x + pj.x) * a + (pr.y + pj.y) * a * a;
+                acc = acc - r * (mag * w / d);
+            }
+        }
+    }
+    pos_out[i] = vec4<f32>(xi + acc * (P.dt * P.dt), pi.w);
+}

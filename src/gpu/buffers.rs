@@ -1,0 +1,219 @@
+//! The liquid's GPU buffers in structure-of-arrays layout, sized and checked against the
+//! adapter's limits, and the memory they take per particle.
+use super::context::GpuContext;
+use crate::{Error, Result};
+
+/// `vec4<f32>` per particle.
+pub const VEC4: u64 = 16;
+
+/// The step's parameters as the shaders see them (`Params` in common.wgsl).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuParams {
+    /// Grid corner.
+    pub origin: [f32; 3],
+    /// Cell size (h).
+    pub cell: f32,
+    /// Cells along x, y, z.
+    pub dims: [u32; 3],
+    /// Particles.
+    pub n: u32,
+    /// Gravity times dt.
+    pub gravity_dt: [f32; 3],
+    /// Kernel radius.
+    pub h: f32,
+    /// Lowest particle centre the walls allow.
+    pub wall_lo: [f32; 3],
+    /// Wall restitution.
+    pub restitution: f32,
+    /// Highest particle centre the walls allow.
+    pub wall_hi: [f32; 3],
+    /// Wall friction.
+    pub friction: f32,
+    /// Step.
+    pub dt: f32,
+    /// 1 / step.
+    pub inv_dt: f32,
+    /// 1 / h.
+    pub inv_h: f32,
+    /// Rest kernel sum.
+    pub rho0: f32,
+    /// Number of cells.
+    pub ncells: u32,
+    /// 1 when there are walls.
+    pub has_walls: u32,
+    /// 1 when every particle has the same mass (pair weight 1/2).
+    pub uniform_mass: u32,
+    /// Body particles (contacts pass).
+    pub n_body: u32,
+}
+
+/// Per-phase constants (`Phase` in common.wgsl).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuPhase {
+    /// Mass.
+    pub mass: f32,
+    /// Pressure factor.
+    pub k_eff: f32,
+    /// Near-pressure factor.
+    pub k_near_eff: f32,
+    /// 1 with cohesion, else 0.
+    pub cohesion: f32,
+    /// Linear viscosity.
+    pub sigma: f32,
+    /// Quadratic viscosity.
+    pub beta: f32,
+    /// Padding.
+    pub pad: [f32; 2],
+}
+
+/// Every buffer the liquid step keeps on the GPU. Pairs are ping-pong buffers.
+#[derive(Debug)]
+pub struct LiquidBuffers {
+    /// Positions (w: phase index), two buffers.
+    pub pos: [wgpu::Buffer; 2],
+    /// Velocities (also the predicted positions between the cell-index pass and the gather).
+    pub vel: [wgpu::Buffer; 2],
+    /// Positions at the start of the step, in grid order.
+    pub prev: wgpu::Buffer,
+    /// Particle ids, two buffers.
+    pub id: [wgpu::Buffer; 2],
+    /// Cell of each particle (unsorted during the sort, then of each slot).
+    pub cell_of: wgpu::Buffer,
+    /// Sorting permutation: slot -> unsorted index.
+    pub perm: wgpu::Buffer,
+    /// Kernel sums of the last relaxation pass.
+    pub rho: wgpu::Buffer,
+    /// Pressure and near pressure.
+    pub press: wgpu::Buffer,
+    /// Counts per cell (and the scatter's cursors), ncells + 1.
+    pub cell_count: wgpu::Buffer,
+    /// Exclusive prefix sum of the counts, ncells + 1.
+    pub cell_start: wgpu::Buffer,
+    /// Error flags: bit 0 non-finite position, bit 1 outside the grid.
+    pub flags: wgpu::Buffer,
+    /// Per-phase constants.
+    pub phases: wgpu::Buffer,
+    /// The uniform `Params`.
+    pub params: wgpu::Buffer,
+    /// Bytes allocated in all of the above.
+    pub bytes: u64,
+}
+
+/// Check that a buffer of `size` bytes fits one storage binding of this device.
+pub fn check_fits(ctx: &GpuContext, what: &str, size: u64) -> Result<()> {
+    let binding = ctx.limits.max_storage_buffer_binding_size;
+    let max = binding.min(ctx.limits.max_buffer_size);
+    if size > max {
+        return Err(Error::input(format!(
+            "the scene is too large for the GPU {}: its {what} buffer needs {size} bytes, \
+             more than one storage binding holds ({max} bytes); fix: use fewer particles \
+             (a larger spacing), a smaller container, or --backend cpu",
+            ctx.info.name
+        )));
+    }
+    Ok(())
+}
+
+/// A storage buffer of `size` bytes (at least 16), counted into `bytes`.
+pub fn storage(ctx: &GpuContext, label: &str, size: u64, bytes: &mut u64) -> Result<wgpu::Buffer> {
+    check_fits(ctx, label, size)?;
+    let size = size.max(16).next_multiple_of(4);
+    *bytes += size;
+    Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    }))
+}
+
+impl LiquidBuffers {
+    /// Allocate the buffers for `n` particles, `ncells` cells and `phases` phases.
+    pub fn new(ctx: &GpuContext, n: u64, ncells: u64, phases: u64) -> Result<LiquidBuffers> {
+        let mut b = 0u64;
+        let cells = (ncells + 1) * 4;
+        let buffers = LiquidBuffers {
+            pos: [
+                storage(ctx, "position", n * VEC4, &mut b)?,
+                storage(ctx, "position", n * VEC4, &mut b)?,
+            ],
+            vel: [
+                storage(ctx, "velocity", n * VEC4, &mut b)?,
+                storage(ctx, "velocity", n * VEC4, &mut b)?,
+            ],
+            prev: storage(ctx, "start-of-step position", n * VEC4, &mut b)?,
+            id: [
+                storage(ctx, "id", n * 4, &mut b)?,
+                storage(ctx, "id", n * 4, &mut b)?,
+            ],
+            cell_of: storage(ctx, "cell index", n * 4, &mut b)?,
+            perm: storage(ctx, "permutation", n * 4, &mut b)?,
+            rho: storage(ctx, "density", n * 4, &mut b)?,
+            press: storage(ctx, "pressure", n * 8, &mut b)?,
+            cell_count: storage(ctx, "cell count", cells, &mut b)?,
+            cell_start: storage(ctx, "cell start", cells, &mut b)?,
+            flags: storage(ctx, "flags", 16, &mut b)?,
+            phases: storage(
+                ctx,
+                "phases",
+                phases * std::mem::size_of::<GpuPhase>() as u64,
+                &mut b,
+            )?,
+            params: {
+                let size = std::mem::size_of::<GpuParams>() as u64;
+                b += size;
+                ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("params"),
+                    size,
+                    usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            },
+            bytes: 0,
+        };
+        Ok(LiquidBuffers {
+            bytes: b,
+            ..buffers
+        })
+    }
+}
+
+/// Read `len` values of `T` from the start of a GPU buffer (through a staging buffer).
+pub fn read<T: bytemuck::Pod>(ctx: &GpuContext, buf: &wgpu::Buffer, len: usize) -> Result<Vec<T>> {
+    let size = (len * std::mem::size_of::<T>()) as u64;
+    if size == 0 {
+        return Ok(Vec::new());
+    }
+    let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("download"),
+        size: size.next_multiple_of(4),
+        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let mut enc = ctx
+        .device
+        .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+            label: Some("download"),
+        });
+    enc.copy_buffer_to_buffer(buf, 0, &staging, 0, size.next_multiple_of(4));
+    ctx.queue.submit([enc.finish()]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    staging.map_async(wgpu::MapMode::Read, .., move |r| {
+        let _ = tx.send(r);
+    });
+    ctx.wait()?;
+    rx.recv()
+        .map_err(|_| Error::Run("the GPU download never completed".into()))?
+        .map_err(|e| Error::Run(format!("mapping a GPU buffer failed: {e}")))?;
+    let view = staging
+        .get_mapped_range(..)
+        .map_err(|e| Error::Run(format!("reading a GPU buffer failed: {e:?}")))?;
+    let out = bytemuck::pod_collect_to_vec::<u8, T>(&view[..size as usize]);
+    drop(view);
+    staging.unmap();
+    Ok(out)
+}

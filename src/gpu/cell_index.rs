@@ -1,0 +1,49 @@
+//! Prediction and cell index (shaders/gpu/cell_index.wgsl): `x* = x + v dt` and the grid cell
+//! of `x*`, one invocation per particle.
+use super::kernel::Kernel;
+use crate::liquid::grid::Grid;
+use glam::Vec3A;
+
+/// The pass's pipeline.
+#[derive(Debug)]
+pub struct CellIndex {
+    /// Its kernel.
+    pub kernel: Kernel,
+}
+
+impl CellIndex {
+    /// Compile the pass.
+    pub fn new(device: &wgpu::Device) -> CellIndex {
+        let src = include_str!("../../shaders/gpu/cell_index.wgsl");
+        CellIndex {
+            kernel: Kernel::new(device, "cell_index", src, true, 4, &["main"]),
+        }
+    }
+
+    /// Record the pass: predicted positions over `vel`, cells into `cell_of`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dispatch(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        params: &wgpu::Buffer,
+        pos: &wgpu::Buffer,
+        vel: &wgpu::Buffer,
+        cell_of: &wgpu::Buffer,
+        flags: &wgpu::Buffer,
+        n: u32,
+    ) {
+        let g = self
+            .kernel
+            .bind(device, params, &[pos, vel, cell_of, flags]);
+        self.kernel.dispatch(pass, "main", &g, n);
+    }
+}
+
+/// CPU twin: the predicted positions and their cells in `grid` (whose origin and dimensions
+/// are the GPU grid's).
+pub fn cpu_twin(pos: &[Vec3A], vel: &[Vec3A], dt: f32, grid: &Grid) -> (Vec<Vec3A>, Vec<u32>) {
+    let pred: Vec<Vec3A> = pos.iter().zip(vel).map(|(x, v)| *x + *v * dt).collect();
+    let cells = pred.iter().map(|&x| grid.cell_index(x)).collect();
+    (pred, cells)
+}

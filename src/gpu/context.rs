@@ -1,0 +1,115 @@
+//! The wgpu device: a headless adapter (no surface), its limits and whether it has GPU
+//! timestamps.
+use crate::{Error, Result};
+
+/// What kind of adapter a caller will accept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AdapterKind {
+    /// Any adapter, software rasterisers (Mesa's lavapipe) included.
+    Any,
+    /// Only real hardware: integrated, discrete or virtual GPUs, not a CPU implementation.
+    Hardware,
+}
+
+/// A device and queue with the adapter's description, limits and features.
+pub struct GpuContext {
+    /// The logical device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// Name, driver and kind of the adapter.
+    pub info: wgpu::AdapterInfo,
+    /// The limits the device was created with (all the adapter has).
+    pub limits: wgpu::Limits,
+    /// Whether compute passes can write GPU timestamps.
+    pub timestamps: bool,
+}
+
+impl std::fmt::Debug for GpuContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuContext")
+            .field("adapter", &self.info.name)
+            .field("device_type", &self.info.device_type)
+            .field("timestamps", &self.timestamps)
+            .finish()
+    }
+}
+
+fn instance() -> wgpu::Instance {
+    wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
+}
+
+/// The adapters of this machine that `kind` accepts, best first (discrete, integrated,
+/// virtual, then CPU implementations).
+pub fn adapters(kind: AdapterKind) -> Vec<wgpu::Adapter> {
+    let mut list: Vec<wgpu::Adapter> =
+        pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()))
+            .into_iter()
+            .filter(|a| {
+                let t = a.get_info().device_type;
+                kind == AdapterKind::Any || t != wgpu::DeviceType::Cpu
+            })
+            .collect();
+    let rank = |t: wgpu::DeviceType| match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    };
+    list.sort_by_key(|a| rank(a.get_info().device_type));
+    list
+}
+
+/// A one-line description of an adapter: name, kind, backend, driver.
+pub fn describe(info: &wgpu::AdapterInfo) -> String {
+    format!(
+        "{} ({:?}, {:?}, driver {} {})",
+        info.name, info.device_type, info.backend, info.driver, info.driver_info
+    )
+}
+
+impl GpuContext {
+    /// Open the best adapter `kind` accepts, asking for all of its limits and for timestamp
+    /// queries where it has them. `Ok(None)` when there is no such adapter.
+    pub fn new(kind: AdapterKind) -> Result<Option<GpuContext>> {
+        let Some(adapter) = adapters(kind).into_iter().next() else {
+            return Ok(None);
+        };
+        let info = adapter.get_info();
+        let limits = adapter.limits();
+        let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
+        let required_features = if timestamps {
+            wgpu::Features::TIMESTAMP_QUERY
+        } else {
+            wgpu::Features::empty()
+        };
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("sphrigid"),
+            required_features,
+            required_limits: limits.clone(),
+            ..Default::default()
+        }))
+        .map_err(|e| {
+            Error::Run(format!(
+                "the GPU adapter {} refused a device: {e}",
+                describe(&info)
+            ))
+        })?;
+        Ok(Some(GpuContext {
+            device,
+            queue,
+            info,
+            limits,
+            timestamps,
+        }))
+    }
+
+    /// Wait until the GPU has finished everything submitted.
+    pub fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::Run(format!("waiting for the GPU failed: {e}")))
+    }
+}

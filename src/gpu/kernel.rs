@@ -1,0 +1,146 @@
+//! A compute kernel: one WGSL file (with the shared prelude), its bind group layout (a uniform
+//! at binding 0, storage buffers at 1..) and one pipeline per entry point.
+use std::collections::BTreeMap;
+
+/// The prelude every pass shares: `Params`, `Phase`, grid helpers.
+pub const COMMON: &str = include_str!("../../shaders/gpu/common.wgsl");
+
+/// Workgroup size of every particle and cell kernel.
+pub const WORKGROUP: u32 = 256;
+
+/// Pipelines of one shader file.
+#[derive(Debug)]
+pub struct Kernel {
+    layout: wgpu::BindGroupLayout,
+    pipelines: BTreeMap<&'static str, wgpu::ComputePipeline>,
+    storage: u32,
+    label: &'static str,
+}
+
+impl Kernel {
+    /// Compile `source` (after the prelude when `prelude`) with `storage` storage bindings and
+    /// a pipeline for each entry point.
+    pub fn new(
+        device: &wgpu::Device,
+        label: &'static str,
+        source: &str,
+        prelude: bool,
+        storage: u32,
+        entries: &[&'static str],
+    ) -> Kernel {
+        let text = if prelude {
+            format!("{COMMON}\n{source}")
+        } else {
+            source.to_string()
+        };
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(text.into()),
+        });
+        let mut layout_entries = vec![wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }];
+        for b in 1..=storage {
+            layout_entries.push(wgpu::BindGroupLayoutEntry {
+                binding: b,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only: false },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            });
+        }
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some(label),
+            entries: &layout_entries,
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some(label),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipelines = entries
+            .iter()
+            .map(|&e| {
+                let p = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(e),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some(e),
+                    compilation_options: Default::default(),
+                    cache: None,
+                });
+                (e, p)
+            })
+            .collect();
+        Kernel {
+            layout,
+            pipelines,
+            storage,
+            label,
+        }
+    }
+
+    /// A bind group of the uniform and the storage buffers, in binding order.
+    pub fn bind(
+        &self,
+        device: &wgpu::Device,
+        uniform: &wgpu::Buffer,
+        storage: &[&wgpu::Buffer],
+    ) -> wgpu::BindGroup {
+        assert_eq!(
+            storage.len(),
+            self.storage as usize,
+            "{}: wrong number of buffers",
+            self.label
+        );
+        let mut entries = vec![wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniform.as_entire_binding(),
+        }];
+        for (k, b) in storage.iter().enumerate() {
+            entries.push(wgpu::BindGroupEntry {
+                binding: k as u32 + 1,
+                resource: b.as_entire_binding(),
+            });
+        }
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(self.label),
+            layout: &self.layout,
+            entries: &entries,
+        })
+    }
+
+    /// Record `entry` over `invocations` invocations (workgroups of 256, in a 2-D grid of
+    /// workgroups when more than 65,535 are needed).
+    pub fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        entry: &str,
+        group: &wgpu::BindGroup,
+        invocations: u32,
+    ) {
+        let pipeline = &self.pipelines[entry];
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, group, &[]);
+        let (x, y) = workgroups(invocations);
+        pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+/// Workgroups `(x, y)` covering `invocations`, x at most 65,535; the kernels index
+/// `gid.x + gid.y * x * 256`.
+pub fn workgroups(invocations: u32) -> (u32, u32) {
+    let groups = invocations.div_ceil(WORKGROUP).max(1);
+    let x = groups.min(65_535);
+    (x, groups.div_ceil(x))
+}

@@ -1,0 +1,65 @@
+//! Relaxation displacements (shaders/gpu/relaxation.wgsl), gathered per particle (Jacobi) into
+//! the other position buffer.
+use super::kernel::Kernel;
+use crate::liquid::grid::Grid;
+use crate::liquid::neighbours::NeighbourLists;
+use crate::liquid::{LiquidParams, relaxation};
+use glam::Vec3A;
+
+/// The pass's pipeline.
+#[derive(Debug)]
+pub struct Relaxation {
+    /// Its kernel.
+    pub kernel: Kernel,
+}
+
+impl Relaxation {
+    /// Compile the pass.
+    pub fn new(device: &wgpu::Device) -> Relaxation {
+        let src = include_str!("../../shaders/gpu/relaxation.wgsl");
+        Relaxation {
+            kernel: Kernel::new(device, "relaxation", src, true, 6, &["main"]),
+        }
+    }
+
+    /// Record the pass: `pos_out = pos + dx`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dispatch(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        params: &wgpu::Buffer,
+        pos: &wgpu::Buffer,
+        cell_of: &wgpu::Buffer,
+        cell_start: &wgpu::Buffer,
+        phases: &wgpu::Buffer,
+        press: &wgpu::Buffer,
+        pos_out: &wgpu::Buffer,
+        n: u32,
+    ) {
+        let g = self.kernel.bind(
+            device,
+            params,
+            &[pos, cell_of, cell_start, phases, press, pos_out],
+        );
+        self.kernel.dispatch(pass, "main", &g, n);
+    }
+}
+
+/// CPU twin: the CPU backend's displacements over the same grid, applied.
+pub fn cpu_twin(
+    pos: &[Vec3A],
+    phase: &[u32],
+    grid: &Grid,
+    params: &LiquidParams,
+    press: &[[f32; 2]],
+    dt: f32,
+) -> Vec<Vec3A> {
+    let mut lists = NeighbourLists::default();
+    lists.build(pos, grid, params.h);
+    let mut dx = vec![Vec3A::ZERO; pos.len()];
+    relaxation::displacements(pos, phase, &lists, params, press, dt, &mut dx);
+    let mut out = pos.to_vec();
+    relaxation::apply_displacements(&mut out, &dx);
+    out
+}

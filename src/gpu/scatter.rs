@@ -1,0 +1,99 @@
+//! Scatter and sort by (cell, id) (shaders/gpu/scatter.wgsl): atomic slots within each cell,
+//! then a per-cell insertion sort by id, so the order is exactly the CPU grid's; then a gather
+//! of the predicted state into that order.
+use super::kernel::Kernel;
+use crate::liquid::Particles;
+use crate::liquid::grid::Grid;
+use glam::Vec3A;
+
+/// The pass's pipelines (`scatter`, `sort_cells`, `gather`).
+#[derive(Debug)]
+pub struct Scatter {
+    /// Its kernel.
+    pub kernel: Kernel,
+}
+
+/// The buffers the scatter reads and writes.
+#[derive(Debug)]
+pub struct ScatterBuffers<'a> {
+    /// Cell of each unsorted particle (of each slot afterwards).
+    pub cell_of: &'a wgpu::Buffer,
+    /// Cell starts.
+    pub cell_start: &'a wgpu::Buffer,
+    /// Cursors (clear on entry).
+    pub cursor: &'a wgpu::Buffer,
+    /// Permutation.
+    pub perm: &'a wgpu::Buffer,
+    /// Ids before the sort.
+    pub id_in: &'a wgpu::Buffer,
+    /// Positions before the step.
+    pub pos_in: &'a wgpu::Buffer,
+    /// Predicted positions.
+    pub pred: &'a wgpu::Buffer,
+    /// Sorted predicted positions.
+    pub pos_out: &'a wgpu::Buffer,
+    /// Sorted start-of-step positions.
+    pub prev_out: &'a wgpu::Buffer,
+    /// Sorted ids.
+    pub id_out: &'a wgpu::Buffer,
+}
+
+impl Scatter {
+    /// Compile the pass.
+    pub fn new(device: &wgpu::Device) -> Scatter {
+        let src = include_str!("../../shaders/gpu/scatter.wgsl");
+        Scatter {
+            kernel: Kernel::new(
+                device,
+                "scatter",
+                src,
+                true,
+                10,
+                &["scatter", "sort_cells", "gather"],
+            ),
+        }
+    }
+
+    /// Record scatter, per-cell sort and gather.
+    pub fn dispatch(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        params: &wgpu::Buffer,
+        b: &ScatterBuffers<'_>,
+        n: u32,
+        ncells: u32,
+    ) {
+        let g = self.kernel.bind(
+            device,
+            params,
+            &[
+                b.cell_of,
+                b.cell_start,
+                b.cursor,
+                b.perm,
+                b.id_in,
+                b.pos_in,
+                b.pred,
+                b.pos_out,
+                b.prev_out,
+                b.id_out,
+            ],
+        );
+        self.kernel.dispatch(pass, "scatter", &g, n);
+        self.kernel.dispatch(pass, "sort_cells", &g, ncells);
+        self.kernel.dispatch(pass, "gather", &g, n);
+    }
+}
+
+/// CPU twin of the whole grid build (prediction, cells, counts, prefix sum, scatter, sort by
+/// (cell, id)): `prev` takes the positions, `pos` the predicted ones, then the CPU grid's
+/// counting sort over the same origin and dimensions reorders everything.
+pub fn cpu_twin(p: &mut Particles, dt: f32, grid: &mut Grid) {
+    p.prev.clone_from(&p.pos);
+    for (x, v) in p.pos.iter_mut().zip(&p.vel) {
+        *x += *v * dt;
+    }
+    let (origin, dims): (Vec3A, [u32; 3]) = (grid.origin(), grid.dims());
+    grid.build_in(p, origin, dims);
+}

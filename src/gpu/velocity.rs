@@ -1,0 +1,54 @@
+//! Velocities (shaders/gpu/velocity.wgsl): gravity at the start of the step (`gravity`) and
+//! `v = (x - x_prev)/dt` at its end (`update`).
+use super::kernel::Kernel;
+use crate::liquid::Particles;
+use glam::Vec3A;
+
+/// The pass's pipelines.
+#[derive(Debug)]
+pub struct Velocity {
+    /// Its kernel.
+    pub kernel: Kernel,
+}
+
+impl Velocity {
+    /// Compile the pass.
+    pub fn new(device: &wgpu::Device) -> Velocity {
+        let src = include_str!("../../shaders/gpu/velocity.wgsl");
+        Velocity {
+            kernel: Kernel::new(device, "velocity", src, true, 3, &["gravity", "update"]),
+        }
+    }
+
+    /// Record `entry` (`gravity` or `update`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn dispatch(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        entry: &str,
+        params: &wgpu::Buffer,
+        pos: &wgpu::Buffer,
+        prev: &wgpu::Buffer,
+        vel: &wgpu::Buffer,
+        n: u32,
+    ) {
+        let g = self.kernel.bind(device, params, &[pos, prev, vel]);
+        self.kernel.dispatch(pass, entry, &g, n);
+    }
+}
+
+/// CPU twin of `gravity`: `v += g dt` (with `g dt` rounded once, as the CPU step does).
+pub fn cpu_twin_gravity(vel: &mut [Vec3A], gravity_dt: Vec3A) {
+    for v in vel {
+        *v += gravity_dt;
+    }
+}
+
+/// CPU twin of `update`: `v = (x - x_prev) / dt` as the CPU step computes it.
+pub fn cpu_twin_update(p: &mut Particles, dt: f32) {
+    let inv_dt = 1.0 / dt;
+    for ((v, x), x0) in p.vel.iter_mut().zip(&p.pos).zip(&p.prev) {
+        *v = (*x - *x0) * inv_dt;
+    }
+}

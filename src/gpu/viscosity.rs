@@ -1,0 +1,56 @@
+//! Viscosity impulses (shaders/gpu/viscosity.wgsl), gathered per particle into the other
+//! velocity buffer.
+use super::kernel::Kernel;
+use crate::liquid::grid::Grid;
+use crate::liquid::neighbours::NeighbourLists;
+use crate::liquid::{LiquidParams, Particles, viscosity};
+use glam::Vec3A;
+
+/// The pass's pipeline.
+#[derive(Debug)]
+pub struct Viscosity {
+    /// Its kernel.
+    pub kernel: Kernel,
+}
+
+impl Viscosity {
+    /// Compile the pass.
+    pub fn new(device: &wgpu::Device) -> Viscosity {
+        let src = include_str!("../../shaders/gpu/viscosity.wgsl");
+        Viscosity {
+            kernel: Kernel::new(device, "viscosity", src, true, 6, &["main"]),
+        }
+    }
+
+    /// Record the pass: `vel_out = vel + dv`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dispatch(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        params: &wgpu::Buffer,
+        pos: &wgpu::Buffer,
+        cell_of: &wgpu::Buffer,
+        cell_start: &wgpu::Buffer,
+        phases: &wgpu::Buffer,
+        vel: &wgpu::Buffer,
+        vel_out: &wgpu::Buffer,
+        n: u32,
+    ) {
+        let g = self.kernel.bind(
+            device,
+            params,
+            &[pos, cell_of, cell_start, phases, vel, vel_out],
+        );
+        self.kernel.dispatch(pass, "main", &g, n);
+    }
+}
+
+/// CPU twin: the CPU backend's viscosity impulses over the same grid, applied.
+pub fn cpu_twin(p: &Particles, grid: &Grid, params: &LiquidParams, dt: f32) -> Vec<Vec3A> {
+    let mut lists = NeighbourLists::default();
+    lists.build(&p.pos, grid, params.h);
+    let mut dv = vec![Vec3A::ZERO; p.len()];
+    viscosity::viscosity_dv(p, &lists, params, dt, &mut dv);
+    p.vel.iter().zip(&dv).map(|(v, d)| *v + *d).collect()
+}

@@ -1,0 +1,41 @@
+//! Wall collisions (shaders/gpu/walls.wgsl): projection inside the container with restitution
+//! and Coulomb friction, in place.
+use super::kernel::Kernel;
+use crate::liquid::params::Walls;
+use crate::liquid::{Particles, walls};
+
+/// The pass's pipeline.
+#[derive(Debug)]
+pub struct WallsPass {
+    /// Its kernel.
+    pub kernel: Kernel,
+}
+
+impl WallsPass {
+    /// Compile the pass.
+    pub fn new(device: &wgpu::Device) -> WallsPass {
+        let src = include_str!("../../shaders/gpu/walls.wgsl");
+        WallsPass {
+            kernel: Kernel::new(device, "walls", src, true, 2, &["main"]),
+        }
+    }
+
+    /// Record the pass.
+    pub fn dispatch(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        params: &wgpu::Buffer,
+        pos: &wgpu::Buffer,
+        prev: &wgpu::Buffer,
+        n: u32,
+    ) {
+        let g = self.kernel.bind(device, params, &[pos, prev]);
+        self.kernel.dispatch(pass, "main", &g, n);
+    }
+}
+
+/// CPU twin: the CPU backend's wall collisions.
+pub fn cpu_twin(p: &mut Particles, w: &Walls, dt: f32) {
+    walls::apply_walls(p, w, dt);
+}

@@ -1,0 +1,369 @@
+//! The GPU backend as a whole: 50 steps of a dam break against the CPU backend, identical
+//! frames from two GPU runs, memory per particle, and how the backend is chosen.
+mod common;
+mod gpu_common;
+use sphrigid::backend::Backend;
+use sphrigid::gpu::GpuLiquidSolver;
+use sphrigid::gpu::context::{AdapterKind, adapters};
+use sphrigid::sim::Simulation;
+
+// A small dam break: a 10 x 15 x 8 column collapsing along a tank.
+const DAM: &str = r#"
+    gravity = [0, -9.81, 0]
+    [time]
+    fps = 60
+    [container]
+    min = [0, 0, 0]
+    max = [0.3, 0.2, 0.08]
+    [[liquid]]
+    min = [0, 0, 0]
+    max = [0.1, 0.15, 0.08]
+    spacing = 0.01
+    viscosity = { sigma = 0.5, beta = 0.0 }
+"#;
+
+/// Largest per-particle distance between the CPU and GPU backends after `steps` steps, in
+/// spacings, and the largest distance any particle moved.
+fn drift(steps: u32) -> Option<(f32, f32)> {
+    gpu_common::context()?;
+    let scene = common::scene(DAM);
+    let mut cpu = Simulation::setup(&scene.scene, &scene.file, Backend::Cpu).unwrap();
+    let mut gpu = Simulation::setup(&scene.scene, &scene.file, Backend::Gpu).unwrap();
+    let start = cpu.particles.clone();
+    for _ in 0..steps {
+        cpu.step().unwrap();
+        gpu.step().unwrap();
+    }
+    gpu.sync_particles().unwrap();
+    let (a, b) = (&cpu.particles, &gpu.particles);
+    let (sa, sb, s0) = (a.slots_by_id(), b.slots_by_id(), start.slots_by_id());
+    let h = cpu.liquid.params.spacing;
+    let mut worst = 0.0f32;
+    let mut moved = 0.0f32;
+    for id in 0..a.len() {
+        let (xa, xb) = (a.pos[sa[id] as usize], b.pos[sb[id] as usize]);
+        worst = worst.max((xa - xb).length() / h);
+        moved = moved.max((xa - start.pos[s0[id] as usize]).length() / h);
+    }
+    eprintln!(
+        "after {steps} steps: CPU/GPU differ by at most {worst} spacings; particles moved up to {moved} spacings"
+    );
+    Some((worst, moved))
+}
+
+#[test]
+fn fifty_dam_break_steps_agree_with_the_cpu_backend() {
+    let Some((worst, moved)) = drift(50) else {
+        return;
+    };
+    assert!(
+        moved > 0.5,
+        "the column barely moved ({moved} spacings): nothing was tested"
+    );
+    assert!(
+        worst < 0.01,
+        "GPU and CPU differ by {worst} spacings after 50 steps"
+    );
+}
+
+#[test]
+fn two_gpu_runs_write_identical_frames() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("dam.toml");
+    std::fs::write(&scene, DAM).unwrap();
+    let outs = ["a", "b"].map(|o| dir.path().join(o));
+    for out in &outs {
+        let r = common::sphrigid(&[
+            "run",
+            scene.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--frames",
+            "3",
+            "--backend",
+            "gpu",
+            "--quiet",
+        ]);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    let manifest = std::fs::read_to_string(outs[0].join("manifest.json")).unwrap();
+    assert!(manifest.contains("\"backend\": \"gpu\""), "{manifest}");
+    for f in 0..=3 {
+        let name = format!("fluid/fluid_{f:05}.ply");
+        let a = std::fs::read(outs[0].join(&name)).unwrap();
+        let b = std::fs::read(outs[1].join(&name)).unwrap();
+        assert!(a == b, "{name} differs between the two GPU runs");
+    }
+    // The frames moved: the run did step on the GPU.
+    let f0 = std::fs::read(outs[0].join("fluid/fluid_00000.ply")).unwrap();
+    let f3 = std::fs::read(outs[0].join("fluid/fluid_00003.ply")).unwrap();
+    assert!(f0 != f3);
+}
+
+#[test]
+fn gpu_memory_is_at_most_128_bytes_per_particle() {
+    let Some(ctx) = gpu_common::context() else {
+        return;
+    };
+    let scene = common::scene(&std::fs::read_to_string("scenes/dam_break.toml").unwrap());
+    let sim = Simulation::new(&scene.scene);
+    let params = sim.liquid.params.clone();
+    let gpu = GpuLiquidSolver::new(ctx, params, &sim.particles).unwrap();
+    let n = sim.particles.len() as u64;
+    // Counted from the buffers allocated: at least the 108 bytes of per-particle arrays.
+    assert!(
+        gpu.bytes_allocated() >= 108 * n,
+        "{} bytes",
+        gpu.bytes_allocated()
+    );
+    let bpp = gpu.bytes_per_particle();
+    eprintln!("{n} particles: {bpp:.1} GPU bytes per particle");
+    assert!(bpp <= 128.0, "{bpp} bytes per particle");
+}
+
+#[test]
+fn auto_takes_a_hardware_gpu_only_and_says_which() {
+    let (backend, why) = Backend::choose("auto").unwrap();
+    eprintln!("{why}");
+    if adapters(AdapterKind::Hardware).is_empty() {
+        assert_eq!(backend, Backend::Cpu, "{why}");
+        assert!(why.starts_with("backend: cpu (auto:"), "{why}");
+    } else {
+        assert_eq!(backend, Backend::Gpu, "{why}");
+    }
+}
+
+#[test]
+fn backend_gpu_without_any_adapter_is_a_clear_input_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("dam.toml");
+    std::fs::write(&scene, DAM).unwrap();
+    // Point the Vulkan loader at no driver and keep wgpu to Vulkan: no adapter at all.
+    let r = std::process::Command::new(env!("CARGO_BIN_EXE_sphrigid"))
+        .args(["run", scene.to_str().unwrap(), "--backend", "gpu", "--out"])
+        .arg(dir.path().join("out"))
+        .env("WGPU_BACKEND", "vulkan")
+        .env("VK_ICD_FILENAMES", "/nonexistent/icd.json")
+        .env("VK_DRIVER_FILES", "/nonexistent/icd.json")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(err.contains("--backend gpu: no GPU adapter found"), "{err}");
+    assert!(
+        !dir.path().join("out").exists(),
+        "an output directory was made"
+    );
+}
+
+#[test]
+fn a_grid_too_large_for_the_gpu_is_refused_clearly() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("big.toml");
+    // 0.5 mm spacing (1 mm cells) over a 1 km container: far more cells than a grid may have.
+    std::fs::write(
+        &scene,
+        r#"
+        [container]
+        min = [0, 0, 0]
+        max = [1000, 1000, 1000]
+        [[liquid]]
+        min = [0, 0, 0]
+        max = [0.005, 0.005, 0.005]
+        spacing = 0.0005
+        "#,
+    )
+    .unwrap();
+    let r = common::sphrigid(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--backend",
+        "gpu",
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(err.contains("GPU grid") && err.contains("fix:"), "{err}");
+}
+
+#[test]
+fn a_scene_larger_than_one_storage_binding_is_refused_clearly() {
+    let Some(ctx) = gpu_common::context() else {
+        return;
+    };
+    let limit = ctx
+        .limits
+        .max_storage_buffer_binding_size
+        .min(ctx.limits.max_buffer_size);
+    assert!(sphrigid::gpu::buffers::check_fits(&ctx, "position", limit).is_ok());
+    let err = sphrigid::gpu::buffers::check_fits(&ctx, "position", limit + 4).unwrap_err();
+    assert_eq!(err.exit_code(), 2);
+    assert!(err.to_string().contains("storage binding"), "{err}");
+    // Through the binary: a container whose cell-start buffer (4 bytes a cell) needs more than
+    // one binding, while staying under the grid's cell limit.
+    let cells_needed = limit / 4 + 1_000_000;
+    if cells_needed > sphrigid::liquid::grid::MAX_CELLS as u64 {
+        eprintln!("this adapter binds {limit} bytes: no grid within the cell limit exceeds it");
+        return;
+    }
+    let side = (cells_needed as f64).cbrt().ceil() * 0.01; // cells of h = 0.01 m
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("wide.toml");
+    std::fs::write(
+        &scene,
+        format!(
+            "[container]\nmin = [0, 0, 0]\nmax = [{side}, {side}, {side}]\n\
+             [[liquid]]\nmin = [0, 0, 0]\nmax = [0.05, 0.05, 0.05]\nspacing = 0.005\n"
+        ),
+    )
+    .unwrap();
+    let r = common::sphrigid(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--backend",
+        "gpu",
+        "--out",
+        dir.path().join("out").to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("too large for the GPU") && err.contains("storage binding"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bench_runs_cpu_and_gpu_side_by_side_at_three_sizes() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("dam.toml");
+    std::fs::write(&scene, DAM).unwrap();
+    let r = common::sphrigid(&[
+        "bench",
+        scene.to_str().unwrap(),
+        "--backend",
+        "cpu,gpu",
+        "--sizes",
+        "--steps",
+        "2",
+        "--json",
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    let results = v["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6, "{v}");
+    let mut last = 0u64;
+    for pair in results.chunks(2) {
+        assert_eq!(pair[0]["backend"], "cpu");
+        assert_eq!(pair[1]["backend"], "gpu");
+        let n = pair[0]["particles"].as_u64().unwrap();
+        assert_eq!(pair[1]["particles"].as_u64().unwrap(), n);
+        // Each size has about twice the particles of the one before (lattice rounding aside).
+        if last > 0 {
+            let ratio = n as f64 / last as f64;
+            assert!((1.5..2.6).contains(&ratio), "{last} then {n} particles");
+        }
+        last = n;
+        for r in pair {
+            assert_eq!(r["steps"], 2);
+            assert!(r["particle_steps_per_s"].as_f64().unwrap() > 0.0);
+            assert!(r["phase_ms"]["relaxation"].as_f64().unwrap() > 0.0, "{r}");
+        }
+        let bpp = pair[1]["gpu_bytes_per_particle"].as_f64().unwrap();
+        assert!(bpp > 100.0 && bpp <= 128.0, "{bpp}");
+        let speedup = pair[1]["speedup_vs_cpu"].as_f64().unwrap();
+        let ratio = pair[1]["particle_steps_per_s"].as_f64().unwrap()
+            / pair[0]["particle_steps_per_s"].as_f64().unwrap();
+        assert!((speedup - ratio).abs() <= 1e-9 * ratio);
+    }
+}
+
+#[test]
+fn liquid_leaving_the_grid_of_a_scene_without_container_is_a_clear_error() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("fall.toml");
+    // No container: the GPU grid covers the initial extent and a margin of 8 cells (8 cm);
+    // free fall leaves it after about 0.13 s.
+    std::fs::write(
+        &scene,
+        "[time]\nfps = 30\n[[liquid]]\nmin = [0, 0, 0]\nmax = [0.05, 0.05, 0.05]\nspacing = 0.005\n",
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    let r = common::sphrigid(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--backend",
+        "gpu",
+        "--frames",
+        "10",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(1), "{err}");
+    assert!(err.contains("left the GPU grid"), "{err}");
+    // The frames before are intact and listed.
+    assert!(out.join("fluid/fluid_00001.ply").exists(), "{err}");
+}
+
+#[test]
+fn timing_modes_time_every_phase_and_change_no_result() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    use sphrigid::gpu::Timing;
+    use sphrigid::output::frames::encode_fluid;
+    use sphrigid::timing::Phase;
+    let scene = common::scene(DAM);
+    let mut frames = Vec::new();
+    for timing in [Timing::Off, Timing::Wall, Timing::Timestamps] {
+        let mut sim = Simulation::setup(&scene.scene, &scene.file, Backend::Gpu).unwrap();
+        sim.gpu_timing = timing;
+        for _ in 0..5 {
+            sim.step().unwrap();
+        }
+        sim.sync_particles().unwrap();
+        if timing != Timing::Off {
+            for ph in [
+                Phase::Grid,
+                Phase::Integrate,
+                Phase::Viscosity,
+                Phase::Density,
+                Phase::Relaxation,
+                Phase::Collisions,
+            ] {
+                assert!(
+                    sim.times.get(ph).as_nanos() > 0,
+                    "{timing:?}: no time in {}",
+                    ph.name()
+                );
+            }
+        }
+        frames.push(encode_fluid(
+            &sim.particles,
+            &sim.liquid.params,
+            1,
+            sim.time,
+        ));
+    }
+    assert!(
+        frames[0] == frames[1],
+        "timing each phase changed the result"
+    );
+    assert!(frames[0] == frames[2], "timestamps changed the result");
+}

@@ -1,0 +1,370 @@
+//! Each GPU pass against its CPU twin on the same input: the grid order exactly, element-wise
+//! updates exactly, neighbour sums within float tolerance.
+mod common;
+mod gpu_common;
+use glam::Vec3A;
+use gpu_common::Rng;
+use sphrigid::gpu::contacts::{self, BodyParticle};
+use sphrigid::gpu::{
+    GpuLiquidSolver, buffers, cell_index, count, density, prefix_sum, relaxation, scatter,
+    velocity, viscosity, walls,
+};
+use sphrigid::liquid::{LiquidParams, Particles};
+
+// Two phases (different masses, one with cohesion) so the pair weights m_j/(m_i+m_j) and both
+// pressure branches run; walls with restitution and friction.
+const SCENE: &str = r#"
+    [time]
+    fps = 100
+    [container]
+    min = [0, 0, 0]
+    max = [0.2, 0.12, 0.06]
+    restitution = 0.3
+    friction = 0.2
+    [[liquid]]
+    min = [0, 0, 0]
+    max = [0.08, 0.08, 0.06]
+    spacing = 0.005
+    viscosity = { sigma = 2, beta = 0.5 }
+    [[liquid]]
+    min = [0.1, 0, 0]
+    max = [0.14, 0.05, 0.06]
+    spacing = 0.005
+    density = 700
+    cohesion = true
+    viscosity = { sigma = 1 }
+"#;
+
+const DT: f32 = 2e-3;
+
+/// Jittered lattice particles with random velocities, stored in a shuffled order.
+fn setup() -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
+    let ctx = gpu_common::context()?;
+    let scene = common::scene(SCENE);
+    let params = LiquidParams::from_scene(&scene.scene);
+    let mut p = Particles::from_blocks(&scene.scene.liquid);
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let s = params.spacing;
+    for (x, v) in p.pos.iter_mut().zip(p.vel.iter_mut()) {
+        *x += Vec3A::new(rng.sym(0.2 * s), rng.sym(0.2 * s), rng.sym(0.2 * s));
+        *v = Vec3A::new(rng.sym(0.5), rng.sym(0.5), rng.sym(0.5));
+    }
+    p.prev.clone_from(&p.pos);
+    // Fisher-Yates shuffle of the slots, ids travelling with their particles.
+    let mut perm: Vec<u32> = (0..p.len() as u32).collect();
+    for i in (1..perm.len()).rev() {
+        let j = (rng.next() * (i + 1) as f32) as usize % (i + 1);
+        perm.swap(i, j);
+    }
+    p.permute(&perm);
+    let mut gpu = GpuLiquidSolver::new(ctx, params.clone(), &p).expect("the GPU solver");
+    gpu.upload(&p).expect("upload");
+    Some((gpu, p, params))
+}
+
+fn max_abs_diff(a: &[Vec3A], b: &[Vec3A]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (*x - *y).abs().max_element())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn grid_build_gives_the_cpu_grid_order_exactly() {
+    let Some((mut gpu, p, _)) = setup() else {
+        return;
+    };
+    gpu.pass_grid(DT).unwrap();
+    let g = gpu.download().unwrap();
+    let grid = gpu.download_grid().unwrap();
+    // The twin: prediction, then the CPU grid's counting sort over the same bounds.
+    let mut cpu = p.clone();
+    let mut cg = gpu.empty_grid();
+    scatter::cpu_twin(&mut cpu, DT, &mut cg);
+    assert_ne!(
+        p.id, cpu.id,
+        "the input was not shuffled: the test sorts nothing"
+    );
+    assert_eq!(g.id, cpu.id, "particle order differs from (cell, id)");
+    assert_eq!(grid.cell_of, cg.cell_of, "cell of each slot differs");
+    assert_eq!(grid.cell_start, cg.cell_start, "cell starts differ");
+    assert_eq!(
+        g.prev, cpu.prev,
+        "start-of-step positions were not carried exactly"
+    );
+    // x + v dt: a GPU may fuse the multiply-add, so allow one rounding.
+    let d = max_abs_diff(&g.pos, &cpu.pos);
+    assert!(d <= 1e-7, "predicted positions differ by {d} m");
+    // The cell-index pass on its own: cells of the unsorted particles.
+    let (_, cells) = cell_index::cpu_twin(&p.pos, &p.vel, DT, &cg);
+    let by_id: Vec<u32> = {
+        let mut v = vec![0u32; p.len()];
+        for (k, &id) in p.id.iter().enumerate() {
+            v[id as usize] = cells[k];
+        }
+        v
+    };
+    for (s, &id) in g.id.iter().enumerate() {
+        assert_eq!(grid.cell_of[s], by_id[id as usize], "cell of particle {id}");
+    }
+    // Counts (the scatter's cursors end equal to them) and their prefix sum.
+    let ncells = cg.cell_start.len() - 1;
+    let counts = gpu.download_counts().unwrap();
+    assert_eq!(
+        counts,
+        count::cpu_twin(&cells, ncells),
+        "cell counts differ"
+    );
+    assert_eq!(grid.cell_start, prefix_sum::cpu_twin(&counts));
+    assert!(
+        counts.iter().filter(|&&c| c > 1).count() > 100,
+        "too few shared cells to test the per-cell sort"
+    );
+}
+
+fn check_prefix_sum(n: usize, max: f32) {
+    let Some(ctx) = gpu_common::context() else {
+        return;
+    };
+    let mut rng = Rng(7);
+    let v: Vec<u32> = (0..n).map(|_| (rng.next() * max) as u32).collect();
+    let mut bytes = 0;
+    let src = buffers::storage(&ctx, "src", n as u64 * 4, &mut bytes).unwrap();
+    let dst = buffers::storage(&ctx, "dst", n as u64 * 4, &mut bytes).unwrap();
+    ctx.queue.write_buffer(&src, 0, bytemuck::cast_slice(&v));
+    let scan = prefix_sum::PrefixSum::new(&ctx, &src, &dst, n as u32).unwrap();
+    let mut enc = ctx.device.create_command_encoder(&Default::default());
+    {
+        let mut pass = enc.begin_compute_pass(&Default::default());
+        scan.dispatch(&mut pass);
+    }
+    ctx.queue.submit([enc.finish()]);
+    let got: Vec<u32> = buffers::read(&ctx, &dst, n).unwrap();
+    let want = prefix_sum::cpu_twin(&v);
+    if let Some(k) = (0..n).find(|&k| got[k] != want[k]) {
+        panic!("entry {k} of {n}: {} vs {}", got[k], want[k]);
+    }
+}
+
+#[test]
+fn prefix_sum_of_three_levels_matches_the_cpu_scan() {
+    // 782 blocks, then 4, then 1: three levels.
+    check_prefix_sum(200_000, 16.0);
+}
+
+#[test]
+fn prefix_sum_past_65535_workgroups_matches_the_cpu_scan() {
+    // More blocks than one dispatch dimension holds: the 2-D dispatch, whose last row runs
+    // past the end, and four levels.
+    check_prefix_sum(65_535 * 256 + 1000, 4.0);
+}
+
+#[test]
+fn density_matches_its_cpu_twin() {
+    let Some((mut gpu, _, params)) = setup() else {
+        return;
+    };
+    gpu.rebuild_grid().unwrap();
+    let s = gpu.download().unwrap();
+    let grid = gpu.download_grid().unwrap();
+    gpu.pass_density().unwrap();
+    let rho = gpu.download().unwrap().rho;
+    let press = gpu.download_press().unwrap();
+    let (rho_c, press_c) = density::cpu_twin(&s.pos, &s.phase, &grid, &params);
+    // About 30 terms of size <= 1, each with a few f32 roundings (sqrt, products): the sums
+    // agree to a few 1e-7 relative; 1e-5 leaves room for a GPU's 1-ulp sqrt and fused ops.
+    for i in 0..rho.len() {
+        let tol = 1e-5 * rho_c[i].max(1.0);
+        assert!(
+            (rho[i] - rho_c[i]).abs() <= tol,
+            "rho[{i}] {} vs {}",
+            rho[i],
+            rho_c[i]
+        );
+        let k = params.phases[s.phase[i] as usize];
+        // P = k_eff (rho - rho0): the error of rho times k_eff, and a relative rounding.
+        let tp = k.k_eff * tol + 1e-5 * press_c[i][0].abs();
+        let tn = k.k_near_eff * tol + 1e-5 * press_c[i][1].abs();
+        assert!((press[i][0] - press_c[i][0]).abs() <= tp, "P[{i}]");
+        assert!((press[i][1] - press_c[i][1]).abs() <= tn, "P_near[{i}]");
+    }
+    assert!(
+        rho_c.iter().any(|&r| r > params.rho0),
+        "no compressed particle"
+    );
+}
+
+#[test]
+fn relaxation_matches_its_cpu_twin() {
+    let Some((mut gpu, _, params)) = setup() else {
+        return;
+    };
+    gpu.rebuild_grid().unwrap();
+    let s = gpu.download().unwrap();
+    let grid = gpu.download_grid().unwrap();
+    gpu.pass_density().unwrap();
+    let press = gpu.download_press().unwrap();
+    gpu.pass_relaxation(DT).unwrap();
+    let after = gpu.download().unwrap();
+    let twin = relaxation::cpu_twin(&s.pos, &s.phase, &grid, &params, &press, DT);
+    let dx_gpu: Vec<Vec3A> = after.pos.iter().zip(&s.pos).map(|(a, b)| *a - *b).collect();
+    let dx_cpu: Vec<Vec3A> = twin.iter().zip(&s.pos).map(|(a, b)| *a - *b).collect();
+    let biggest = dx_cpu.iter().map(|d| d.length()).fold(0.0, f32::max);
+    assert!(biggest > 1e-6, "the displacements are too small to test");
+    // Displacements are sums of ~30 terms: 1e-5 of the largest, plus the rounding of x + dx
+    // (one ulp of coordinates below 0.2 m, about 1.5e-8 m).
+    let d = max_abs_diff(&dx_gpu, &dx_cpu);
+    assert!(
+        d <= 1e-5 * biggest + 3e-8,
+        "displacements differ by {d} (largest {biggest})"
+    );
+}
+
+#[test]
+fn viscosity_matches_its_cpu_twin() {
+    let Some((mut gpu, _, params)) = setup() else {
+        return;
+    };
+    gpu.rebuild_grid().unwrap();
+    let s = gpu.download().unwrap();
+    let grid = gpu.download_grid().unwrap();
+    gpu.pass_viscosity(DT).unwrap();
+    let v = gpu.download().unwrap().vel;
+    let twin = viscosity::cpu_twin(&s, &grid, &params, DT);
+    let dv = max_abs_diff(&twin, &s.vel);
+    assert!(dv > 1e-4, "the impulses are too small to test ({dv})");
+    let d = max_abs_diff(&v, &twin);
+    assert!(
+        d <= 1e-5 * dv + 1e-7,
+        "velocities differ by {d} m/s (largest change {dv})"
+    );
+}
+
+#[test]
+fn walls_match_their_cpu_twin() {
+    let Some((mut gpu, mut p, params)) = setup() else {
+        return;
+    };
+    // Push a third of the particles through the walls, moving fast.
+    let w = params.walls.unwrap();
+    let mut rng = Rng(3);
+    for (k, (x, x0)) in p.pos.iter_mut().zip(p.prev.iter_mut()).enumerate() {
+        if k % 3 == 0 {
+            *x = Vec3A::new(rng.sym(0.05), rng.sym(0.03), rng.sym(0.02))
+                + if k % 2 == 0 { w.lo } else { w.hi };
+        }
+        *x0 = *x - Vec3A::new(rng.sym(0.01), rng.sym(0.01), rng.sym(0.01));
+    }
+    gpu.upload(&p).unwrap();
+    gpu.pass_walls(DT).unwrap();
+    let g = gpu.download().unwrap();
+    let mut cpu = p.clone();
+    walls::cpu_twin(&mut cpu, &w, DT);
+    let moved = p.pos.iter().zip(&cpu.pos).filter(|(a, b)| a != b).count();
+    assert!(moved > p.len() / 5, "only {moved} particles hit a wall");
+    // Projection is exact; the velocity with friction goes through a division and a sqrt.
+    assert_eq!(g.pos, cpu.pos, "projected positions differ");
+    let d = max_abs_diff(&g.prev, &cpu.prev);
+    assert!(d <= 1e-7, "start-of-step positions differ by {d} m");
+}
+
+#[test]
+fn gravity_and_velocity_update_match_their_cpu_twins_exactly() {
+    let Some((mut gpu, mut p, params)) = setup() else {
+        return;
+    };
+    let mut rng = Rng(11);
+    for x0 in &mut p.prev {
+        *x0 += Vec3A::new(rng.sym(1e-3), rng.sym(1e-3), rng.sym(1e-3));
+    }
+    gpu.upload(&p).unwrap();
+    gpu.pass_gravity(DT).unwrap();
+    let g = gpu.download().unwrap();
+    let mut cpu = p.clone();
+    velocity::cpu_twin_gravity(&mut cpu.vel, params.gravity * DT);
+    assert_eq!(g.vel, cpu.vel, "v + g dt differs");
+    gpu.pass_velocity(DT).unwrap();
+    let g = gpu.download().unwrap();
+    velocity::cpu_twin_update(&mut cpu, DT);
+    assert_eq!(g.vel, cpu.vel, "(x - x_prev)/dt differs");
+}
+
+#[test]
+fn contacts_match_their_cpu_twin() {
+    let Some((mut gpu, _, params)) = setup() else {
+        return;
+    };
+    gpu.rebuild_grid().unwrap();
+    let s = gpu.download().unwrap();
+    let grid = gpu.download_grid().unwrap();
+    // A ball of body particles (radius 0.3 spacing) inside the first block.
+    let r = 0.3 * params.spacing;
+    let c = Vec3A::new(0.04, 0.04, 0.03);
+    let mut body = Vec::new();
+    for i in -6..=6 {
+        for j in -6..=6 {
+            for k in -6..=6 {
+                let x = c + Vec3A::new(i as f32, j as f32, k as f32) * (2.0 * r);
+                if (x - c).length() < 0.015 {
+                    body.push(BodyParticle { pos: x, radius: r });
+                }
+            }
+        }
+    }
+    let got = gpu.find_contacts(&body).unwrap();
+    let want = contacts::cpu_twin(&s, &grid, params.spacing / 2.0, &body);
+    assert!(want.len() > 100, "only {} contacts", want.len());
+    let key = |v: &[contacts::Contact]| -> Vec<(u32, u32)> {
+        v.iter().map(|c| (c.liquid_id, c.body_particle)).collect()
+    };
+    assert_eq!(key(&got), key(&want), "contact pairs differ");
+    for (a, b) in got.iter().zip(&want) {
+        assert!(
+            (a.distance - b.distance).abs() <= 1e-7,
+            "distance {a:?} vs {b:?}"
+        );
+    }
+    // Too large a body particle for the grid search is refused, not missed.
+    let big = [BodyParticle {
+        pos: c,
+        radius: params.h,
+    }];
+    assert!(gpu.find_contacts(&big).is_err());
+}
+
+#[test]
+fn contact_impulses_match_their_cpu_twin() {
+    let Some((mut gpu, _, params)) = setup() else {
+        return;
+    };
+    gpu.rebuild_grid().unwrap();
+    let s = gpu.download().unwrap();
+    // Contacts with one body particle, then one summed impulse per touched liquid slot
+    // (pushing it away from the body particle), as the LCP would send up.
+    let c = Vec3A::new(0.04, 0.04, 0.03);
+    let body = [BodyParticle {
+        pos: c,
+        radius: 0.5 * params.spacing,
+    }];
+    let found = gpu.find_contacts(&body).unwrap();
+    assert!(found.len() >= 2, "only {} contacts", found.len());
+    let dv: Vec<(u32, Vec3A)> = found
+        .iter()
+        .map(|k| {
+            let n = (s.pos[k.slot as usize] - c).normalize();
+            assert_eq!(s.id[k.slot as usize], k.liquid_id, "slot and id disagree");
+            (k.slot, n * 0.1)
+        })
+        .collect();
+    gpu.apply_impulses(&dv, DT).unwrap();
+    let g = gpu.download().unwrap();
+    let mut cpu = s.clone();
+    sphrigid::gpu::impulses::cpu_twin(&mut cpu, &dv, DT);
+    assert_eq!(g.vel, cpu.vel, "velocities after the impulses differ");
+    let d = max_abs_diff(&g.pos, &cpu.pos);
+    assert!(d <= 1e-7, "positions after the impulses differ by {d} m");
+    assert_ne!(g.pos, s.pos, "the impulses moved nothing");
+    // An impulse given twice for one slot is refused.
+    let twice = [(dv[0].0, Vec3A::X), (dv[0].0, Vec3A::Y)];
+    assert!(gpu.apply_impulses(&twice, DT).is_err());
+}
