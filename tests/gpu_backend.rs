@@ -367,3 +367,75 @@ fn timing_modes_time_every_phase_and_change_no_result() {
     );
     assert!(frames[0] == frames[2], "timestamps changed the result");
 }
+
+/// A box resting on a column of liquid: contacts from the first step.
+const BOX_ON_LIQUID: &str = r#"
+    gravity = [0, -9.81, 0]
+    [time]
+    fps = 60
+    [container]
+    min = [0, 0, 0]
+    max = [0.2, 0.2, 0.05]
+    [[liquid]]
+    min = [0, 0, 0]
+    max = [0.08, 0.1, 0.05]
+    spacing = 0.005
+    [[body]]
+    name = "lid"
+    shape = { type = "box", size = [0.04, 0.02, 0.04] }
+    position = [0.03, 0.1105, 0.025]
+    density = 500
+"#;
+
+#[test]
+fn coupling_with_the_gpu_liquid_matches_the_cpu_backend() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let scene = common::scene(BOX_ON_LIQUID);
+    let mut cpu = Simulation::setup(&scene.scene, &scene.file, Backend::Cpu).unwrap();
+    let mut gpu = Simulation::setup(&scene.scene, &scene.file, Backend::Gpu).unwrap();
+    let mut touching = 0;
+    for _ in 0..60 {
+        cpu.step().unwrap();
+        gpu.step().unwrap();
+        let (a, b) = (
+            cpu.coupler.as_ref().unwrap().report,
+            gpu.coupler.as_ref().unwrap().report,
+        );
+        // The GPU finds the same liquid/body contacts as the CPU, step after step.
+        assert_eq!(
+            a.liquid_contacts, b.liquid_contacts,
+            "contact counts differ at step {}",
+            cpu.steps
+        );
+        touching += a.liquid_contacts;
+    }
+    assert!(
+        touching > 100,
+        "the box must rest on the liquid ({touching} contacts in all)"
+    );
+    let s = cpu.liquid.params.spacing as f64;
+    let (xa, xb) = (cpu.bodies[0].state.x, gpu.bodies[0].state.x);
+    let moved = (xa - glam::DVec3::from_array(scene.scene.body[0].position)).length();
+    eprintln!(
+        "body: CPU/GPU differ by {} spacings; it moved {} spacings",
+        (xa - xb).length() / s,
+        moved / s
+    );
+    assert!(
+        (xa - xb).length() < 0.01 * s,
+        "body positions differ by {} m",
+        (xa - xb).length()
+    );
+    gpu.sync_particles().unwrap();
+    let (pa, pb) = (&cpu.particles, &gpu.particles);
+    let (sa, sb) = (pa.slots_by_id(), pb.slots_by_id());
+    let worst = (0..pa.len())
+        .map(|id| (pa.pos[sa[id] as usize] - pb.pos[sb[id] as usize]).length())
+        .fold(0.0f32, f32::max);
+    assert!(
+        (worst as f64) < 0.01 * s,
+        "liquid positions differ by up to {worst} m"
+    );
+}

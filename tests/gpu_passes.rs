@@ -323,6 +323,11 @@ fn contacts_match_their_cpu_twin() {
             (a.distance - b.distance).abs() <= 1e-7,
             "distance {a:?} vs {b:?}"
         );
+        // Each contact carries the liquid particle's state, bit for bit.
+        assert_eq!(
+            (a.slot, a.pos, a.vel, a.phase),
+            (b.slot, b.pos, b.vel, b.phase)
+        );
     }
     // Too large a body particle for the grid search is refused, not missed.
     let big = [BodyParticle {
@@ -367,4 +372,32 @@ fn contact_impulses_match_their_cpu_twin() {
     // An impulse given twice for one slot is refused.
     let twice = [(dv[0].0, Vec3A::X), (dv[0].0, Vec3A::Y)];
     assert!(gpu.apply_impulses(&twice, DT).is_err());
+}
+
+#[test]
+fn push_out_matches_its_cpu_twin() {
+    let Some((mut gpu, _, params)) = setup() else {
+        return;
+    };
+    gpu.rebuild_grid().unwrap();
+    let s = gpu.download().unwrap();
+    // Move every third particle by a slot-dependent offset; velocities must not change.
+    let dx: Vec<(u32, Vec3A)> = (0..s.len() as u32)
+        .step_by(3)
+        .map(|k| {
+            (
+                k,
+                Vec3A::new(0.1, -0.2, 0.05) * params.spacing * (k % 7) as f32,
+            )
+        })
+        .collect();
+    gpu.push_out(&dx).unwrap();
+    let g = gpu.download().unwrap();
+    let mut cpu = s.clone();
+    sphrigid::gpu::push_out::cpu_twin(&mut cpu, &dx);
+    assert_eq!(g.vel, s.vel, "push-out changed velocities");
+    assert_eq!(g.pos, cpu.pos, "positions after the push-out differ");
+    assert_ne!(g.pos, s.pos, "the push-out moved nothing");
+    let twice = [(dx[0].0, Vec3A::X), (dx[0].0, Vec3A::Y)];
+    assert!(gpu.push_out(&twice).is_err());
 }

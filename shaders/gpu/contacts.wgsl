@@ -1,13 +1,16 @@
 // Contact candidates between body particles and liquid particles: one invocation per body
 // particle loops the 27 grid cells around it and appends every liquid particle closer than
-// the sum of radii (w of the body particle) to a compact list.
+// the sum of radii (w of the body particle) to a compact list: per contact three vec4 words,
+// (liquid id, body particle, distance, slot), the liquid particle's position (w = phase) and
+// its velocity, so that only contacts go down to the CPU.
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> id: array<u32>;
 @group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
 @group(0) @binding(4) var<storage, read_write> body: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> count: array<atomic<u32>>;
-@group(0) @binding(6) var<storage, read_write> pairs: array<vec4<u32>>;
+@group(0) @binding(6) var<storage, read_write> vel: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> pairs: array<vec4<u32>>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -26,7 +29,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let y1 = min(cc.y + 1u, ny - 1u);
     let z0 = select(cc.z - 1u, 0u, cc.z == 0u);
     let z1 = min(cc.z + 1u, P.dims.z - 1u);
-    let cap = arrayLength(&pairs);
+    let cap = arrayLength(&pairs) / 3u;
     for (var z = z0; z <= z1; z = z + 1u) {
         for (var y = y0; y <= y1; y = y + 1u) {
             let row = (z * ny + y) * nx;
@@ -38,7 +41,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 if (d < reach) {
                     let k = atomicAdd(&count[0], 1u);
                     if (k < cap) {
-                        pairs[k] = vec4<u32>(id[j], b, bitcast<u32>(d), j);
+                        pairs[3u * k] = vec4<u32>(id[j], b, bitcast<u32>(d), j);
+                        pairs[3u * k + 1u] = bitcast<vec4<u32>>(pos[j]);
+                        pairs[3u * k + 2u] = bitcast<vec4<u32>>(vel[j]);
                     }
                 }
             }

@@ -30,13 +30,7 @@ pub struct RunArgs {
 /// Run `sphrigid run`.
 pub fn run(args: RunArgs) -> Result<()> {
     let loaded = scene::load(&args.scene, &args.set)?;
-    let (mut backend, mut why) = Backend::choose(&args.backend)?;
-    if backend == Backend::Gpu && args.backend == "auto" && !loaded.scene.body.is_empty() {
-        backend = Backend::Cpu;
-        why = "backend: cpu (auto: the scene has rigid bodies, whose contacts the GPU backend \
-               does not pass to the coupling yet)"
-            .into();
-    }
+    let (backend, why) = Backend::choose(&args.backend)?;
     let out = loaded.output_dir(args.out.as_deref());
     eprintln!(
         "{}: {why}; writing to {}",

@@ -1,12 +1,17 @@
 //! One coupling step through the LCP (DESIGN.md steps 6-10): predicted body velocities,
 //! contacts, Baraff's A in the structured form `D + J W J^T`, an exact solve, impulses on the
 //! liquid and the bodies, body poses, and a position-level correction of what still overlaps.
+//! The liquid may live on the CPU ([`Coupler::step`]) or on the GPU ([`Coupler::step_gpu`]):
+//! either way only the touching particles enter the solve.
 use super::body_contacts::{BodyContact, body_body_contacts, wall_contacts};
-use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
+use super::liquid_body::{LiquidBodyContact, SurfaceIndex, merge_touching};
+use crate::gpu::GpuLiquidSolver;
+use crate::gpu::contacts::{BodyParticle, Contact};
 use crate::lcp::{self, StructuredProblem, StructuredRow, body_inverse_mass};
 use crate::liquid::Particles;
 use crate::liquid::params::LiquidParams;
 use crate::rigid::RigidBody;
+use crate::{Error, Result};
 use glam::{DVec3, Vec3A};
 
 /// Why a coupling step did not finish: the solver's outcome and the problem it was given.
@@ -33,6 +38,18 @@ pub struct CouplingReport {
     pub iterations: usize,
 }
 
+/// A liquid particle's side of one liquid/body contact: the contact, the particle's velocity
+/// and its inverse mass.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LiquidTouch {
+    /// The contact (slot, body, normal, point, depth).
+    pub contact: LiquidBodyContact,
+    /// The liquid particle's velocity, m/s.
+    pub vel: DVec3,
+    /// The liquid particle's inverse mass, 1/kg.
+    pub inv_mass: f64,
+}
+
 /// The coupling between the liquid, the bodies and the walls.
 #[derive(Debug, Clone)]
 pub struct Coupler {
@@ -40,6 +57,8 @@ pub struct Coupler {
     options: lcp::Options,
     /// What the last step did.
     pub report: CouplingReport,
+    /// The problem of a step whose solve failed, for `sphrigid lcp solve` to replay.
+    pub failure: Option<Box<CouplingFailure>>,
 }
 
 fn j_row(n: DVec3, r: DVec3, sign: f64) -> [f64; 6] {
@@ -51,11 +70,19 @@ fn to_d(v: Vec3A) -> DVec3 {
     DVec3::new(v.x as f64, v.y as f64, v.z as f64)
 }
 
+fn to_f(v: DVec3) -> Vec3A {
+    Vec3A::new(v.x as f32, v.y as f32, v.z as f32)
+}
+
 /// The q of a contact row: the approaching normal velocity, plus the bounce `e v_n` when the
 /// approach is faster than `v_rest` (so that resting contacts do not jitter).
 fn contact_q(v_n: f64, e: f64, v_rest: f64) -> f64 {
     if v_n < -v_rest { (1.0 + e) * v_n } else { v_n }
 }
+
+/// Liquid particles overlapping a body by more than this fraction of the spacing are pushed out
+/// to it at the end of a step.
+pub const LIQUID_SLOP: f64 = 0.05;
 
 impl Coupler {
     /// A coupler for these bodies (their surface particles are indexed once).
@@ -64,11 +91,13 @@ impl Coupler {
             index: SurfaceIndex::new(bodies),
             options: lcp::Options::default(),
             report: CouplingReport::default(),
+            failure: None,
         }
     }
 
-    /// Advance the bodies by `dt` together with the liquid's contacts with them. The liquid
-    /// has already taken its own step; its velocities and positions get the contact impulses.
+    /// Advance the bodies by `dt` together with the contacts of the CPU liquid `p` with them.
+    /// The liquid has already taken its own step; its velocities and positions get the contact
+    /// impulses. A failed solve is an error, with the problem kept in `failure`.
     pub fn step(
         &mut self,
         p: &mut Particles,
@@ -76,21 +105,147 @@ impl Coupler {
         bodies: &mut [RigidBody],
         gravity: DVec3,
         dt: f64,
-    ) -> Result<(), Box<CouplingFailure>> {
+    ) -> Result<()> {
         let r_l = params.spacing as f64 / 2.0;
-        let v_rest = 2.0 * gravity.length() * dt;
-        let liquid = if p.is_empty() {
+        let touches: Vec<LiquidTouch> = if p.is_empty() {
             Vec::new()
         } else {
-            self.index.liquid_contacts(bodies, &p.pos, r_l)
+            self.index
+                .liquid_contacts(bodies, &p.pos, r_l)
+                .into_iter()
+                .map(|c| LiquidTouch {
+                    contact: c,
+                    vel: to_d(p.vel[c.slot as usize]),
+                    inv_mass: 1.0 / params.phases[p.phase[c.slot as usize] as usize].mass as f64,
+                })
+                .collect()
         };
+        let dv = self.solve(&touches, params, bodies, gravity, dt)?;
+        for (slot, d) in dv {
+            let d = to_f(d);
+            p.vel[slot as usize] += d;
+            p.pos[slot as usize] += d * dt as f32;
+        }
+        if !p.is_empty() {
+            let after = self.index.liquid_contacts(bodies, &p.pos, r_l);
+            for (slot, d) in push_out(&after, params) {
+                p.pos[slot as usize] += to_f(d);
+            }
+        }
+        self.correct_bodies(params, bodies);
+        Ok(())
+    }
+
+    /// The same step with the liquid on the GPU: the GPU finds the liquid/body particle pairs
+    /// and sends down only them (with the touching particles' positions and velocities); only
+    /// the impulses and the position corrections go back up.
+    pub fn step_gpu(
+        &mut self,
+        gpu: &mut GpuLiquidSolver,
+        params: &LiquidParams,
+        bodies: &mut [RigidBody],
+        gravity: DVec3,
+        dt: f64,
+    ) -> Result<()> {
+        let touches = self.gpu_touches(gpu, params, bodies)?;
+        let dv = self.solve(&touches, params, bodies, gravity, dt)?;
+        let dv: Vec<(u32, Vec3A)> = dv.into_iter().map(|(s, d)| (s, to_f(d))).collect();
+        gpu.apply_impulses(&dv, dt as f32)?;
+        let after: Vec<LiquidBodyContact> = self
+            .gpu_touches(gpu, params, bodies)?
+            .into_iter()
+            .map(|t| t.contact)
+            .collect();
+        let push: Vec<(u32, Vec3A)> = push_out(&after, params)
+            .into_iter()
+            .map(|(s, d)| (s, to_f(d)))
+            .collect();
+        gpu.push_out(&push)?;
+        self.correct_bodies(params, bodies);
+        Ok(())
+    }
+
+    /// The liquid/body contacts of the GPU liquid, merged from the GPU's particle pairs.
+    fn gpu_touches(
+        &self,
+        gpu: &mut GpuLiquidSolver,
+        params: &LiquidParams,
+        bodies: &[RigidBody],
+    ) -> Result<Vec<LiquidTouch>> {
+        // Every body's surface particles, in body then particle order.
+        let mut spheres = Vec::new();
+        let mut owner = Vec::new();
+        for (bi, b) in bodies.iter().enumerate() {
+            let c = &b.clump;
+            for k in (0..c.len()).filter(|&k| c.surface[k]) {
+                spheres.push(BodyParticle {
+                    pos: to_f(b.world_point(c.positions[k])),
+                    radius: c.radius as f32,
+                });
+                owner.push((bi, k));
+            }
+        }
+        let pairs: Vec<Contact> = gpu.find_contacts(&spheres)?;
+        let r_l = params.spacing as f64 / 2.0;
+        let mut out = Vec::new();
+        // Pairs come sorted by liquid id, then body particle (so by body): one run per contact.
+        let mut start = 0;
+        while start < pairs.len() {
+            let (id, body) = (
+                pairs[start].liquid_id,
+                owner[pairs[start].body_particle as usize].0,
+            );
+            let mut end = start + 1;
+            while end < pairs.len()
+                && pairs[end].liquid_id == id
+                && owner[pairs[end].body_particle as usize].0 == body
+            {
+                end += 1;
+            }
+            let run = &pairs[start..end];
+            let b = &bodies[body];
+            let xw = to_d(run[0].pos);
+            let xb = b.rotation().transpose() * (xw - b.state.x);
+            let ks = run.iter().map(|p| owner[p.body_particle as usize].1);
+            if let Some((n, depth)) = merge_touching(&b.clump, xb, b.clump.radius + r_l, ks) {
+                out.push(LiquidTouch {
+                    contact: LiquidBodyContact {
+                        slot: run[0].slot,
+                        body: body as u32,
+                        normal: b.rotation() * n,
+                        point: xw,
+                        depth,
+                    },
+                    vel: to_d(run[0].vel),
+                    inv_mass: 1.0 / params.phases[run[0].phase as usize].mass as f64,
+                });
+            }
+            start = end;
+        }
+        // The CPU path orders contacts by body, then slot; so does this one.
+        out.sort_by_key(|t| (t.contact.body, t.contact.slot));
+        Ok(out)
+    }
+
+    /// Steps 6 to 10 for the bodies: predicted velocities, the solve, body impulses and poses.
+    /// Returns the liquid's velocity changes, one per touching slot.
+    fn solve(
+        &mut self,
+        liquid: &[LiquidTouch],
+        params: &LiquidParams,
+        bodies: &mut [RigidBody],
+        gravity: DVec3,
+        dt: f64,
+    ) -> Result<Vec<(u32, DVec3)>> {
+        let r_l = params.spacing as f64 / 2.0;
+        let v_rest = 2.0 * gravity.length() * dt;
         let mut solid: Vec<BodyContact> = body_body_contacts(bodies, &self.index);
         if let Some(w) = &params.walls {
             solid.extend(wall_contacts(bodies, w, r_l));
         }
         let mut touched = vec![false; bodies.len()];
-        for c in &liquid {
-            touched[c.body as usize] = true;
+        for t in liquid {
+            touched[t.contact.body as usize] = true;
         }
         for c in &solid {
             touched[c.a as usize] = true;
@@ -106,30 +261,36 @@ impl Coupler {
                 body.apply_impulse(weight * dt, body.state.x);
             }
         }
-        let (problem, slots) = self.assemble(p, params, bodies, &liquid, &solid, v_rest);
+        let (problem, slots) = assemble(bodies, liquid, &solid, v_rest);
         self.report = CouplingReport {
             liquid_contacts: liquid.len(),
             body_contacts: solid.len(),
             rows: problem.rows.len(),
             iterations: 0,
         };
+        let mut dv = Vec::new();
         if !problem.rows.is_empty() {
-            let fail = |outcome: String, problem: StructuredProblem| {
-                Box::new(CouplingFailure {
+            let sol = lcp::solve_structured(&problem, &self.options);
+            let outcome = match &sol {
+                Ok(s) if s.is_solved() => None,
+                Ok(s) => Some(s.outcome.name().to_string()),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(outcome) = outcome {
+                let msg = format!(
+                    "the contact LCP ({} rows) ended with outcome '{outcome}'",
+                    problem.rows.len()
+                );
+                self.failure = Some(Box::new(CouplingFailure {
                     outcome,
                     rows: problem.rows.len(),
                     problem,
-                })
-            };
-            let sol = match lcp::solve_structured(&problem, &self.options) {
-                Ok(s) => s,
-                Err(e) => return Err(fail(e.to_string(), problem)),
-            };
-            if !sol.is_solved() {
-                return Err(fail(sol.outcome.name().to_string(), problem));
+                }));
+                return Err(Error::Run(msg));
             }
+            let sol = sol.expect("checked above");
             self.report.iterations = sol.iterations;
-            apply(p, bodies, &problem, &slots, &sol.z, dt);
+            dv = apply(bodies, &problem, &slots, &sol.z);
         }
         for (b, body) in bodies.iter_mut().enumerate() {
             if touched[b] {
@@ -138,109 +299,13 @@ impl Coupler {
                 body.step(dt, gravity * body.mass(), DVec3::ZERO);
             }
         }
-        self.correct_positions(p, params, bodies);
-        Ok(())
+        Ok(dv)
     }
 
-    fn assemble(
-        &self,
-        p: &Particles,
-        params: &LiquidParams,
-        bodies: &[RigidBody],
-        liquid: &[LiquidBodyContact],
-        solid: &[BodyContact],
-        v_rest: f64,
-    ) -> (StructuredProblem, Vec<usize>) {
-        let mut prob = StructuredProblem::default();
-        let mut slots = Vec::new();
-        let mut dyn_index = vec![usize::MAX; bodies.len()];
-        for (b, body) in bodies.iter().enumerate() {
-            if body.dynamic {
-                dyn_index[b] = prob.body_inv_mass.len();
-                let inv = body.world_inverse_inertia().to_cols_array();
-                // to_cols_array of a symmetric matrix is also its row-major form.
-                prob.body_inv_mass.push(body_inverse_mass(body.mass(), inv));
-            }
-        }
-        let mut particle_index = vec![usize::MAX; p.len()];
-        for c in liquid {
-            let slot = c.slot as usize;
-            if particle_index[slot] == usize::MAX {
-                particle_index[slot] = prob.particle_inv_mass.len();
-                slots.push(slot);
-                prob.particle_inv_mass
-                    .push(1.0 / params.phases[p.phase[slot] as usize].mass as f64);
-            }
-            let body = &bodies[c.body as usize];
-            let r = c.point - body.state.x;
-            let v_n = (to_d(p.vel[slot]) - body.point_velocity(c.point)).dot(c.normal);
-            let mut row = StructuredRow::contact(contact_q(v_n, body.restitution, v_rest))
-                .with_particle(particle_index[slot], c.normal.to_array());
-            if body.dynamic {
-                row = row.with_body(dyn_index[c.body as usize], j_row(c.normal, r, -1.0));
-            }
-            prob.rows.push(row);
-        }
-        for c in solid {
-            let a = &bodies[c.a as usize];
-            let b = c.b.map(|b| &bodies[b as usize]);
-            let (e, mu) = match b {
-                Some(b) => (
-                    (a.restitution * b.restitution).sqrt(),
-                    (a.friction * b.friction).sqrt(),
-                ),
-                None => (a.restitution, a.friction),
-            };
-            let rel_v = |d: DVec3| {
-                let va = a.point_velocity(c.point).dot(d);
-                va - b.map_or(0.0, |b| b.point_velocity(c.point).dot(d))
-            };
-            let with_bodies = |mut row: StructuredRow, d: DVec3| {
-                if a.dynamic {
-                    row =
-                        row.with_body(dyn_index[c.a as usize], j_row(d, c.point - a.state.x, 1.0));
-                }
-                if let Some(bb) = b.filter(|bb| bb.dynamic) {
-                    let bi = c.b.expect("b is some") as usize;
-                    row = row.with_body(dyn_index[bi], j_row(d, c.point - bb.state.x, -1.0));
-                }
-                row
-            };
-            let normal_row = prob.rows.len();
-            prob.rows.push(with_bodies(
-                StructuredRow::contact(contact_q(rel_v(c.normal), e, v_rest)),
-                c.normal,
-            ));
-            if mu > 0.0 {
-                let (t1, t2) = c.normal.any_orthonormal_pair();
-                for t in [t1, t2] {
-                    let row = StructuredRow::contact(rel_v(t)).with_friction(normal_row, -mu, mu);
-                    prob.rows.push(with_bodies(row, t));
-                }
-            }
-        }
-        (prob, slots)
-    }
-
-    /// Push out what still overlaps after the bodies moved: liquid particles along the body's
-    /// normal, bodies out of the walls and apart from each other (shared by inverse mass), each
-    /// to within a small slop, so that errors do not accumulate into leaks.
-    fn correct_positions(
-        &self,
-        p: &mut Particles,
-        params: &LiquidParams,
-        bodies: &mut [RigidBody],
-    ) {
+    /// Push bodies out of the walls and apart from each other (shared by inverse mass) to
+    /// within a small slop, so that errors do not accumulate.
+    fn correct_bodies(&self, params: &LiquidParams, bodies: &mut [RigidBody]) {
         let r_l = params.spacing as f64 / 2.0;
-        if !p.is_empty() {
-            let slop = 0.05 * params.spacing as f64;
-            for c in self.index.liquid_contacts(bodies, &p.pos, r_l) {
-                if c.depth > slop {
-                    let d = c.normal * (c.depth - slop);
-                    p.pos[c.slot as usize] += Vec3A::new(d.x as f32, d.y as f32, d.z as f32);
-                }
-            }
-        }
         let mut shift = vec![DVec3::ZERO; bodies.len()];
         let mut solid = body_body_contacts(bodies, &self.index);
         if let Some(w) = &params.walls {
@@ -273,6 +338,98 @@ impl Coupler {
     }
 }
 
+/// The position corrections of liquid particles that overlap a body by more than the slop:
+/// along the body's normal, to within the slop.
+fn push_out(contacts: &[LiquidBodyContact], params: &LiquidParams) -> Vec<(u32, DVec3)> {
+    let slop = LIQUID_SLOP * params.spacing as f64;
+    let mut out: Vec<(u32, DVec3)> = Vec::new();
+    for c in contacts.iter().filter(|c| c.depth > slop) {
+        let d = c.normal * (c.depth - slop);
+        match out.iter_mut().find(|(s, _)| *s == c.slot) {
+            Some(e) => e.1 += d,
+            None => out.push((c.slot, d)),
+        }
+    }
+    out
+}
+
+/// Baraff's A in the structured form, one row per liquid contact and per body contact (plus
+/// two friction rows where there is friction). Also returns the slot of each particle term.
+fn assemble(
+    bodies: &[RigidBody],
+    liquid: &[LiquidTouch],
+    solid: &[BodyContact],
+    v_rest: f64,
+) -> (StructuredProblem, Vec<u32>) {
+    let mut prob = StructuredProblem::default();
+    let mut slots = Vec::new();
+    let mut particle_of: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+    let mut dyn_index = vec![usize::MAX; bodies.len()];
+    for (b, body) in bodies.iter().enumerate() {
+        if body.dynamic {
+            dyn_index[b] = prob.body_inv_mass.len();
+            // to_cols_array of a symmetric matrix is also its row-major form.
+            let inv = body.world_inverse_inertia().to_cols_array();
+            prob.body_inv_mass.push(body_inverse_mass(body.mass(), inv));
+        }
+    }
+    for t in liquid {
+        let c = &t.contact;
+        let k = *particle_of.entry(c.slot).or_insert_with(|| {
+            slots.push(c.slot);
+            prob.particle_inv_mass.push(t.inv_mass);
+            slots.len() - 1
+        });
+        let body = &bodies[c.body as usize];
+        let r = c.point - body.state.x;
+        let v_n = (t.vel - body.point_velocity(c.point)).dot(c.normal);
+        let mut row = StructuredRow::contact(contact_q(v_n, body.restitution, v_rest))
+            .with_particle(k, c.normal.to_array());
+        if body.dynamic {
+            row = row.with_body(dyn_index[c.body as usize], j_row(c.normal, r, -1.0));
+        }
+        prob.rows.push(row);
+    }
+    for c in solid {
+        let a = &bodies[c.a as usize];
+        let b = c.b.map(|b| &bodies[b as usize]);
+        let (e, mu) = match b {
+            Some(b) => (
+                (a.restitution * b.restitution).sqrt(),
+                (a.friction * b.friction).sqrt(),
+            ),
+            None => (a.restitution, a.friction),
+        };
+        let rel_v = |d: DVec3| {
+            let va = a.point_velocity(c.point).dot(d);
+            va - b.map_or(0.0, |b| b.point_velocity(c.point).dot(d))
+        };
+        let with_bodies = |mut row: StructuredRow, d: DVec3| {
+            if a.dynamic {
+                row = row.with_body(dyn_index[c.a as usize], j_row(d, c.point - a.state.x, 1.0));
+            }
+            if let Some(bb) = b.filter(|bb| bb.dynamic) {
+                let bi = c.b.expect("b is some") as usize;
+                row = row.with_body(dyn_index[bi], j_row(d, c.point - bb.state.x, -1.0));
+            }
+            row
+        };
+        let normal_row = prob.rows.len();
+        prob.rows.push(with_bodies(
+            StructuredRow::contact(contact_q(rel_v(c.normal), e, v_rest)),
+            c.normal,
+        ));
+        if mu > 0.0 {
+            let (t1, t2) = c.normal.any_orthonormal_pair();
+            for t in [t1, t2] {
+                let row = StructuredRow::contact(rel_v(t)).with_friction(normal_row, -mu, mu);
+                prob.rows.push(with_bodies(row, t));
+            }
+        }
+    }
+    (prob, slots)
+}
+
 /// Make the component of `shift` along the unit vector `n` at least `amount`.
 fn raise_along(shift: &mut DVec3, n: DVec3, amount: f64) {
     let have = shift.dot(n);
@@ -281,16 +438,14 @@ fn raise_along(shift: &mut DVec3, n: DVec3, amount: f64) {
     }
 }
 
-/// Apply the impulses `z` of `prob`: liquid particles change velocity by `z n / m` and move by
-/// that change times `dt`; bodies change momentum by `z J`.
+/// Apply the impulses `z` of `prob` to the bodies (momentum changes `z J`) and return the liquid
+/// particles' velocity changes `z n / m`, one per slot of `slots`.
 fn apply(
-    p: &mut Particles,
     bodies: &mut [RigidBody],
     prob: &StructuredProblem,
-    slots: &[usize],
+    slots: &[u32],
     z: &[f64],
-    dt: f64,
-) {
+) -> Vec<(u32, DVec3)> {
     let dyn_bodies: Vec<usize> = (0..bodies.len()).filter(|&b| bodies[b].dynamic).collect();
     let mut dv = vec![DVec3::ZERO; slots.len()];
     for (row, &zi) in prob.rows.iter().zip(z) {
@@ -306,9 +461,5 @@ fn apply(
             body.state.l += DVec3::new(t.j[3], t.j[4], t.j[5]) * zi;
         }
     }
-    for (k, &slot) in slots.iter().enumerate() {
-        let d = Vec3A::new(dv[k].x as f32, dv[k].y as f32, dv[k].z as f32);
-        p.vel[slot] += d;
-        p.pos[slot] += d * dt as f32;
-    }
+    slots.iter().copied().zip(dv).collect()
 }

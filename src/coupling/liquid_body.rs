@@ -95,38 +95,8 @@ impl SurfaceIndex {
                     return None;
                 }
                 let xb = rot_t * (xw - com);
-                let mut normal = DVec3::ZERO;
-                let mut depth = 0.0f64;
-                let mut nearest = (f64::INFINITY, DVec3::ZERO);
-                for p in tree.locate_within_distance(xb.to_array(), reach_sum * reach_sum) {
-                    let k = p.data as usize;
-                    let d = (xb - c.positions[k]).length();
-                    let overlap = reach_sum - d;
-                    if overlap <= 0.0 {
-                        continue;
-                    }
-                    // Within 45 degrees of the surface particle's normal the face normal
-                    // holds (a flat face pushes flat); beyond it the sphere sits round an
-                    // edge or corner and the pair's own direction holds.
-                    let dir = (xb - c.positions[k]) / d.max(f64::MIN_POSITIVE);
-                    let face = c.normals[k];
-                    let n = if dir.dot(face) >= std::f64::consts::FRAC_1_SQRT_2 {
-                        face
-                    } else {
-                        dir
-                    };
-                    normal += n * overlap;
-                    depth = depth.max(overlap);
-                    if d < nearest.0 {
-                        nearest = (d, n);
-                    }
-                }
-                if depth <= 0.0 {
-                    return None;
-                }
-                // Overlap-weighted normals of the touching surface particles: one normal
-                // across a flat face, the clump's rounded shape at edges and corners.
-                let n = normal.try_normalize().unwrap_or(nearest.1);
+                let near = tree.locate_within_distance(xb.to_array(), reach_sum * reach_sum);
+                let (n, depth) = merge_touching(c, xb, reach_sum, near.map(|p| p.data as usize))?;
                 Some(LiquidBodyContact {
                     slot: slot as u32,
                     body: bi as u32,
@@ -137,4 +107,40 @@ impl SurfaceIndex {
             })
             .collect()
     }
+}
+
+/// Merge the clump particles `ks` that a sphere at body-frame `xb` may touch (`reach_sum` the
+/// sum of radii) into one contact: the overlap-weighted normal (body frame) and the deepest
+/// overlap, or `None` when none overlaps. Within 45 degrees of a surface particle's normal the
+/// face normal holds, so a flat face pushes flat; beyond it the sphere sits round an edge or
+/// corner and the pair's own direction holds, following the clump's rounded shape.
+pub fn merge_touching(
+    c: &crate::rigid::Clump,
+    xb: DVec3,
+    reach_sum: f64,
+    ks: impl Iterator<Item = usize>,
+) -> Option<(DVec3, f64)> {
+    let mut normal = DVec3::ZERO;
+    let mut depth = 0.0f64;
+    let mut nearest = (f64::INFINITY, DVec3::ZERO);
+    for k in ks {
+        let d = (xb - c.positions[k]).length();
+        let overlap = reach_sum - d;
+        if overlap <= 0.0 {
+            continue;
+        }
+        let dir = (xb - c.positions[k]) / d.max(f64::MIN_POSITIVE);
+        let face = c.normals[k];
+        let n = if dir.dot(face) >= std::f64::consts::FRAC_1_SQRT_2 {
+            face
+        } else {
+            dir
+        };
+        normal += n * overlap;
+        depth = depth.max(overlap);
+        if d < nearest.0 {
+            nearest = (d, n);
+        }
+    }
+    (depth > 0.0).then(|| (normal.try_normalize().unwrap_or(nearest.1), depth))
 }

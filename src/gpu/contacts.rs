@@ -1,6 +1,7 @@
 //! Contact candidates between liquid and body particles (shaders/gpu/contacts.wgsl): pairs
 //! closer than the sum of their radii, found on the GPU over the liquid's grid, compacted
-//! there, and sent down to the CPU (for the LCP) sorted by (liquid id, body particle).
+//! there, and sent down to the CPU (for the LCP) sorted by (liquid id, body particle), each
+//! with the liquid particle's position, phase and velocity.
 use super::GpuLiquidSolver;
 use super::buffers::{self, check_fits};
 use super::kernel::Kernel;
@@ -29,6 +30,12 @@ pub struct Contact {
     pub distance: f32,
     /// The liquid particle's slot on the GPU until the next grid build (where impulses go).
     pub slot: u32,
+    /// The liquid particle's position, m.
+    pub pos: Vec3A,
+    /// The liquid particle's phase (liquid block).
+    pub phase: u32,
+    /// The liquid particle's velocity, m/s.
+    pub vel: Vec3A,
 }
 
 /// The pass's pipeline.
@@ -43,7 +50,7 @@ impl Contacts {
     pub fn new(device: &wgpu::Device) -> Contacts {
         let src = include_str!("../../shaders/gpu/contacts.wgsl");
         Contacts {
-            kernel: Kernel::new(device, "contacts", src, true, 6, &["main"]),
+            kernel: Kernel::new(device, "contacts", src, true, 7, &["main"]),
         }
     }
 }
@@ -104,8 +111,8 @@ impl GpuLiquidSolver {
         let count = buffers::storage(&self.ctx, "contact count", 4, &mut scratch)?;
         let mut capacity = (nb as u64 * 16).max(1024);
         loop {
-            check_fits(&self.ctx, "contact", capacity * 16)?;
-            let pairs = buffers::storage(&self.ctx, "contacts", capacity * 16, &mut scratch)?;
+            check_fits(&self.ctx, "contact", capacity * 48)?;
+            let pairs = buffers::storage(&self.ctx, "contacts", capacity * 48, &mut scratch)?;
             self.ctx.queue.write_buffer(&count, 0, &[0u8; 4]);
             let b = &self.bufs;
             let g = kernel.bind(
@@ -117,6 +124,7 @@ impl GpuLiquidSolver {
                     &b.cell_start,
                     &body_buf,
                     &count,
+                    &b.vel[self.cur.vel],
                     &pairs,
                 ],
             );
@@ -131,14 +139,24 @@ impl GpuLiquidSolver {
                 capacity = found;
                 continue;
             }
-            let raw: Vec<[u32; 4]> = buffers::read(&self.ctx, &pairs, found as usize)?;
+            let raw: Vec<[u32; 4]> = buffers::read(&self.ctx, &pairs, 3 * found as usize)?;
+            let f = |w: [u32; 4]| {
+                Vec3A::new(
+                    f32::from_bits(w[0]),
+                    f32::from_bits(w[1]),
+                    f32::from_bits(w[2]),
+                )
+            };
             let mut out: Vec<Contact> = raw
-                .iter()
+                .chunks_exact(3)
                 .map(|c| Contact {
-                    liquid_id: c[0],
-                    body_particle: c[1],
-                    distance: f32::from_bits(c[2]),
-                    slot: c[3],
+                    liquid_id: c[0][0],
+                    body_particle: c[0][1],
+                    distance: f32::from_bits(c[0][2]),
+                    slot: c[0][3],
+                    pos: f(c[1]),
+                    phase: f32::from_bits(c[1][3]) as u32,
+                    vel: f(c[2]),
                 })
                 .collect();
             sort(&mut out);
@@ -176,6 +194,9 @@ pub fn cpu_twin(
                                 body_particle: bi as u32,
                                 distance: d,
                                 slot: j,
+                                pos: p.pos[j as usize],
+                                phase: p.phase[j as usize],
+                                vel: p.vel[j as usize],
                             });
                         }
                     }

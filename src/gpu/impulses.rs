@@ -25,6 +25,43 @@ impl Impulses {
     }
 }
 
+/// Upload `(slot, vector)` entries as a vec4 buffer and a slot buffer, with a uniform whose
+/// `n_body` is the entry count and `dt` the given step.
+pub(crate) fn upload_slots(
+    s: &GpuLiquidSolver,
+    what: &str,
+    entries: &[(u32, Vec3A)],
+    dt: f32,
+) -> Result<(wgpu::Buffer, wgpu::Buffer, wgpu::Buffer)> {
+    check_slots(entries, s.n as usize)?;
+    let device = &s.ctx.device;
+    let mut params = s.gp;
+    params.n_body = entries.len() as u32;
+    params.dt = dt;
+    let uniform = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(what),
+        size: std::mem::size_of::<buffers::GpuParams>() as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    s.ctx
+        .queue
+        .write_buffer(&uniform, 0, bytemuck::bytes_of(&params));
+    let mut scratch = 0;
+    let n = entries.len() as u64;
+    let vec_buf = buffers::storage(&s.ctx, what, n * 16, &mut scratch)?;
+    let slot_buf = buffers::storage(&s.ctx, what, n * 4, &mut scratch)?;
+    let d: Vec<[f32; 4]> = entries.iter().map(|(_, v)| [v.x, v.y, v.z, 0.0]).collect();
+    let sl: Vec<u32> = entries.iter().map(|(s, _)| *s).collect();
+    s.ctx
+        .queue
+        .write_buffer(&vec_buf, 0, bytemuck::cast_slice(&d));
+    s.ctx
+        .queue
+        .write_buffer(&slot_buf, 0, bytemuck::cast_slice(&sl));
+    Ok((uniform, vec_buf, slot_buf))
+}
+
 /// Check that every slot is in range and appears once (sum a particle's impulses first).
 fn check_slots(dv: &[(u32, Vec3A)], n: usize) -> Result<()> {
     let mut seen = vec![false; n];
@@ -44,35 +81,11 @@ impl GpuLiquidSolver {
     /// Apply velocity changes `(slot, dv)` (slots as [`super::contacts::Contact::slot`] gave
     /// them, each at most once) after a step of `dt`: `v += dv`, `x += dv dt`.
     pub fn apply_impulses(&mut self, dv: &[(u32, Vec3A)], dt: f32) -> Result<()> {
-        check_slots(dv, self.n as usize)?;
         if dv.is_empty() {
-            return Ok(());
+            return check_slots(dv, self.n as usize);
         }
+        let (uniform, dv_buf, slot_buf) = upload_slots(self, "impulses", dv, dt)?;
         let device = &self.ctx.device;
-        let mut params = self.gp;
-        params.n_body = dv.len() as u32;
-        params.dt = dt;
-        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("impulse params"),
-            size: std::mem::size_of::<buffers::GpuParams>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        self.ctx
-            .queue
-            .write_buffer(&uniform, 0, bytemuck::bytes_of(&params));
-        let mut scratch = 0;
-        let n = dv.len() as u64;
-        let dv_buf = buffers::storage(&self.ctx, "impulses", n * 16, &mut scratch)?;
-        let slot_buf = buffers::storage(&self.ctx, "impulse slots", n * 4, &mut scratch)?;
-        let d: Vec<[f32; 4]> = dv.iter().map(|(_, v)| [v.x, v.y, v.z, 0.0]).collect();
-        let s: Vec<u32> = dv.iter().map(|(s, _)| *s).collect();
-        self.ctx
-            .queue
-            .write_buffer(&dv_buf, 0, bytemuck::cast_slice(&d));
-        self.ctx
-            .queue
-            .write_buffer(&slot_buf, 0, bytemuck::cast_slice(&s));
         let b = &self.bufs;
         let kernel = &self.passes.impulses.kernel;
         let g = kernel.bind(

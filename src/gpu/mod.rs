@@ -24,6 +24,7 @@ pub mod density;
 pub mod impulses;
 pub mod kernel;
 pub mod prefix_sum;
+pub mod push_out;
 pub mod relaxation;
 pub mod scatter;
 pub mod velocity;
@@ -64,6 +65,7 @@ struct Passes {
     velocity: velocity::Velocity,
     contacts: contacts::Contacts,
     impulses: impulses::Impulses,
+    push_out: push_out::PushOut,
 }
 
 /// Where the grid lies: the container (one cell of margin), or without one the initial extent
@@ -199,6 +201,7 @@ impl GpuLiquidSolver {
             velocity: velocity::Velocity::new(device),
             contacts: contacts::Contacts::new(device),
             impulses: impulses::Impulses::new(device),
+            push_out: push_out::PushOut::new(device),
         };
         let stamps = ctx.timestamps.then(|| {
             let capacity = 64;

@@ -85,13 +85,6 @@ impl Simulation {
             sim.coupler = Some(Coupler::new(&sim.bodies));
         }
         if backend == Backend::Gpu {
-            if !sim.bodies.is_empty() {
-                return Err(Error::input(format!(
-                    "--backend gpu: {} has rigid bodies, and the GPU backend does not yet pass \
-                     its contacts to the coupling; fix: use --backend cpu (auto does)",
-                    scene_file.display()
-                )));
-            }
             let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
                 Error::input("--backend gpu: no GPU adapter found; fix: use --backend cpu or auto")
             })?;
@@ -136,19 +129,20 @@ impl Simulation {
         // their motion.
         let (dt, g) = (self.dt, self.gravity);
         if let Some(coupler) = self.coupler.as_mut() {
-            let (p, params, bodies) = (&mut self.particles, &self.liquid.params, &mut self.bodies);
-            let result = self
-                .times
-                .time(Phase::Collisions, || coupler.step(p, params, bodies, g, dt));
-            if let Err(failure) = result {
-                let msg = format!(
-                    "the contact LCP of step {} ({} rows) ended with outcome '{}'",
-                    self.steps + 1,
-                    failure.rows,
-                    failure.outcome
-                );
-                self.failed_lcp = Some(failure);
-                return Err(Error::Run(msg));
+            let (params, bodies) = (&self.liquid.params, &mut self.bodies);
+            let result = match self.gpu.as_mut() {
+                Some(gpu) => self.times.time(Phase::Collisions, || {
+                    coupler.step_gpu(gpu, params, bodies, g, dt)
+                }),
+                None => {
+                    let p = &mut self.particles;
+                    self.times
+                        .time(Phase::Collisions, || coupler.step(p, params, bodies, g, dt))
+                }
+            };
+            if let Err(e) = result {
+                self.failed_lcp = coupler.failure.take();
+                return Err(e);
             }
         }
         self.steps += 1;
