@@ -62,6 +62,32 @@ pub struct BenchResult {
     pub speedup_vs_cpu: Option<f64>,
 }
 
+/// Milliseconds per step in each phase over the last `steps` steps, and for `output` the time
+/// to bring the particles back (a GPU download) and write one frame.
+fn phase_ms(sim: &mut Simulation, steps: u32) -> Result<std::collections::BTreeMap<String, f64>> {
+    let dir = tempfile_dir()?;
+    let path = dir.join("bench_frame.ply");
+    let out_t = Instant::now();
+    sim.sync_particles()?;
+    write_atomic(
+        &path,
+        &encode_fluid(&sim.particles, &sim.liquid.params, 0, sim.time),
+    )?;
+    let out_ms = out_t.elapsed().as_secs_f64() * 1e3;
+    let _ = std::fs::remove_file(&path);
+    Ok(Phase::ALL
+        .iter()
+        .map(|&ph| {
+            let ms = if ph == Phase::Output {
+                out_ms
+            } else {
+                sim.times.get(ph).as_secs_f64() * 1e3 / steps as f64
+            };
+            (ph.name().to_string(), ms)
+        })
+        .collect())
+}
+
 /// Time `steps` steps of a scene on the CPU backend.
 pub fn bench_cpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult> {
     let mut sim = Simulation::setup(&loaded.scene, &loaded.file, Backend::Cpu)?;
@@ -74,24 +100,7 @@ pub fn bench_cpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult>
         sim.step()?;
     }
     let wall = t.elapsed().as_secs_f64();
-    let dir = tempfile_dir()?;
-    let path = dir.join("bench_frame.ply");
-    let out_t = Instant::now();
-    write_atomic(
-        &path,
-        &encode_fluid(&sim.particles, &sim.liquid.params, 0, sim.time),
-    )?;
-    let out_ms = out_t.elapsed().as_secs_f64() * 1e3;
-    let _ = std::fs::remove_file(&path);
-    let mut phase_ms = std::collections::BTreeMap::new();
-    for ph in Phase::ALL {
-        let ms = if ph == Phase::Output {
-            out_ms
-        } else {
-            sim.times.get(ph).as_secs_f64() * 1e3 / steps as f64
-        };
-        phase_ms.insert(ph.name().to_string(), ms);
-    }
+    let phase_ms = phase_ms(&mut sim, steps)?;
     Ok(BenchResult {
         backend: Backend::Cpu.name().into(),
         particles: sim.particles.len(),
@@ -141,25 +150,7 @@ pub fn bench_gpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult>
     for _ in 0..profiled {
         sim.step()?;
     }
-    let dir = tempfile_dir()?;
-    let path = dir.join("bench_frame.ply");
-    let out_t = Instant::now();
-    sim.sync_particles()?;
-    write_atomic(
-        &path,
-        &encode_fluid(&sim.particles, &sim.liquid.params, 0, sim.time),
-    )?;
-    let out_ms = out_t.elapsed().as_secs_f64() * 1e3;
-    let _ = std::fs::remove_file(&path);
-    let mut phase_ms = std::collections::BTreeMap::new();
-    for ph in Phase::ALL {
-        let ms = if ph == Phase::Output {
-            out_ms
-        } else {
-            sim.times.get(ph).as_secs_f64() * 1e3 / profiled as f64
-        };
-        phase_ms.insert(ph.name().to_string(), ms);
-    }
+    let phase_ms = phase_ms(&mut sim, profiled)?;
     Ok(BenchResult {
         backend: Backend::Gpu.name().into(),
         particles: sim.particles.len(),
