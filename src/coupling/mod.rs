@@ -1,4 +1,5 @@
-//! Coupling the liquid and the bodies: contact detection between liquid, bodies and walls.
+//! Coupling the liquid and the bodies: contacts between liquid, bodies and walls, and the LCP
+//! step that resolves them.
 pub mod body_contacts;
 pub mod inside;
 pub mod lcp_step;
