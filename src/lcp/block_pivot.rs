@@ -350,25 +350,27 @@ impl<'a> Newton<'a> {
             }
             ch.solve_in_place(&mut y[a]);
         }
-        // J_R rows as dense 6B vectors, so that S = J_R Y is plain dot products; S is
-        // symmetric, so only its upper triangle is computed.
-        let jr: Vec<Vec<f64>> = self
+        // S = D_RR + J_R Y from each row's body terms (one or two 6-blocks), so an entry costs
+        // 6 or 12 products; S is symmetric, so only its upper triangle is computed.
+        let terms: Vec<Vec<(usize, [f64; 6])>> = self
             .exact
             .iter()
             .map(|&i| {
-                let mut row = vec![0.0; dim];
-                for t in self.p.rows[i].body_terms() {
-                    row[6 * t.body..6 * t.body + 6].copy_from_slice(&t.j);
-                }
-                row
+                self.p.rows[i]
+                    .body_terms()
+                    .map(|t| (6 * t.body, t.j))
+                    .collect()
             })
             .collect();
+        let jr_dot = |a: usize, x: &[f64]| -> f64 {
+            terms[a].iter().map(|(o, j)| dot(j, &x[*o..*o + 6])).sum()
+        };
         let mut s = self.d_exact.clone();
         let mut qe = vec![0.0; ne];
         for a in 0..ne {
-            qe[a] = self.p.rows[self.exact[a]].q + dot(&jr[a], &f0);
+            qe[a] = self.p.rows[self.exact[a]].q + jr_dot(a, &f0);
             for b in a..ne {
-                let v = dot(&jr[a], &y[b]);
+                let v = jr_dot(a, &y[b]);
                 s[(a, b)] += v;
                 if b != a {
                     s[(b, a)] += v;

@@ -50,7 +50,18 @@ pub(crate) fn dantzig_warm(
     // Later rounds move the bounds only a little: start from the last round's index sets.
     let mut last_state: Option<Vec<State>> = warm.map(|w| w.1.clone());
     let mut last_change = f64::INFINITY;
+    // The values rows the index sets leave untouched (parked rows) keep between rounds.
+    let mut zlast = zbar.clone();
     let outcome = loop {
+        // Once the index sets are right, the fixed point of the rounds solves one linear
+        // system: friction rows on a bound move with their normal's value.
+        if has_friction
+            && let Some(state) = last_state.as_deref()
+            && let Some(zf) = fixed_point(problem, state, &zlast)
+        {
+            z = zf;
+            break Outcome::Solved;
+        }
         rounds += 1;
         let (lo, hi) = problem.bounds_at(&zbar);
         let (znew, outcome, state) = boxed_solve(
@@ -64,6 +75,7 @@ pub(crate) fn dantzig_warm(
             last_state.as_deref(),
         );
         z = znew;
+        zlast.clone_from(&z);
         last_state = Some(state);
         if outcome != Outcome::Solved || !has_friction {
             break outcome;
@@ -95,6 +107,112 @@ pub(crate) fn dantzig_warm(
         residuals,
     };
     (sol, (z, state))
+}
+
+/// The fixed point of the friction rounds for given index sets, solved directly: clamped rows
+/// are unknowns with w = 0, rows on a bound sit on it (a friction row's bound is its
+/// coefficient times its normal's value, substituted into the system), parked rows keep their
+/// values from `zprev`. Some(z) only if every condition holds to rounding against the bounds
+/// in force at z itself, so z is a solution of the friction problem.
+fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<Vec<f64>> {
+    let n = p.len();
+    if state.len() != n {
+        return None;
+    }
+    // Position of each clamped row among the unknowns.
+    let mut pos = vec![usize::MAX; n];
+    let mut clamped = Vec::new();
+    for (i, s) in state.iter().enumerate() {
+        if *s == State::Clamped {
+            pos[i] = clamped.len();
+            clamped.push(i);
+        }
+    }
+    // Every other row's value as a + b x_u (u an unknown's position, or none).
+    let mut a = vec![0.0; n];
+    let mut coef: Vec<Option<(usize, f64)>> = vec![None; n];
+    for i in 0..n {
+        let bound = match state[i] {
+            State::Clamped => continue,
+            State::Parked => {
+                a[i] = zprev[i];
+                continue;
+            }
+            State::Waiting => return None,
+            State::AtLo | State::Fixed => p.lo[i],
+            State::AtHi => p.hi[i],
+        };
+        if !bound.is_finite() {
+            return None;
+        }
+        match p.friction[i] {
+            None => a[i] = bound,
+            Some(j) => match state[j] {
+                State::Clamped => coef[i] = Some((pos[j], bound)),
+                State::AtLo | State::AtHi | State::Fixed if p.friction[j].is_none() => {
+                    let zj = if state[j] == State::AtHi {
+                        p.hi[j]
+                    } else {
+                        p.lo[j]
+                    };
+                    a[i] = bound * zj.max(0.0);
+                }
+                State::Parked if p.friction[j].is_none() => a[i] = bound * zprev[j].max(0.0),
+                _ => return None,
+            },
+        }
+    }
+    let k = clamped.len();
+    let mut sys = DenseMatrix::zeros(k, k);
+    let mut rhs = vec![0.0; k];
+    for (r, &c) in clamped.iter().enumerate() {
+        let row = p.m.row(c);
+        let mut b = -p.q[c];
+        for j in 0..n {
+            if let Some((u, f)) = coef[j] {
+                sys[(r, u)] += f * row[j];
+            } else if pos[j] != usize::MAX {
+                sys[(r, pos[j])] += row[j];
+            } else {
+                b -= row[j] * a[j];
+            }
+        }
+        rhs[r] = b;
+    }
+    let mut z = a;
+    if k > 0 {
+        let x = Lu::new(&sys, 1e-14)?.solve(&rhs);
+        for (r, &c) in clamped.iter().enumerate() {
+            z[c] = x[r];
+        }
+    }
+    for i in 0..n {
+        if let Some((u, f)) = coef[i] {
+            z[i] = f * z[clamped[u]].max(0.0);
+        }
+    }
+    // Check every condition against the bounds in force at z.
+    let w = p.w(&z);
+    let (lo, hi) = p.bounds_at(&z);
+    let zs = z
+        .iter()
+        .fold(0.0f64, |s, v| s.max(v.abs()))
+        .max(f64::MIN_POSITIVE);
+    let ws =
+        p.q.iter()
+            .fold(0.0f64, |s, v| s.max(v.abs()))
+            .max(f64::MIN_POSITIVE);
+    let (zt, wt) = (1e-12 * zs, 1e-12 * ws);
+    let ok = (0..n).all(|i| {
+        let (z, w, l, h) = (z[i], w[i], lo[i], hi[i]);
+        match state[i] {
+            State::AtLo => (z - l).abs() <= zt && w >= -wt,
+            State::AtHi => (z - h).abs() <= zt && w <= wt,
+            State::Fixed => (h - l).abs() <= zt && (z - l).abs() <= zt,
+            _ => z >= l - zt && z <= h + zt && w.abs() <= wt,
+        }
+    });
+    ok.then_some(z)
 }
 
 /// Move the normal values behind the friction bounds a fraction omega towards the new solution.
