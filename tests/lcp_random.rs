@@ -33,7 +33,13 @@ fn max_abs(v: &[f64]) -> f64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    // A fixed seed keeps CI reproducible; failures found earlier are replayed first from
+    // tests/lcp_random.proptest-regressions.
+    #![proptest_config(ProptestConfig {
+        cases: 24,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5eed_1cb),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn spd_problems_are_solved_and_methods_agree(n in 1usize..=200, seed in any::<u64>()) {

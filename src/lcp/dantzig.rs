@@ -8,6 +8,9 @@ use super::options::Options;
 use super::problem::{DenseProblem, effective_bounds};
 use super::solution::{Outcome, Residuals, Solution};
 
+/// The largest relative residual a Dantzig result may have and still be reported as solved.
+pub const SOLVED_RESIDUAL: f64 = 1e-9;
+
 /// Solve a boxed LCP (standard ones included) by Dantzig/Baraff pivoting. M should be
 /// symmetric positive semi-definite. On strongly rank-deficient M rounding can stall the
 /// drive (pivot limit, singular clamped set); a standard problem that fails so is re-solved
@@ -97,6 +100,13 @@ pub(crate) fn dantzig_warm(
     let w = problem.w(&z);
     let (lo, hi) = problem.bounds_at(&z);
     let residuals = Residuals::compute(&z, &w, &lo, &hi, w_scale(&problem.m, &problem.q, &z));
+    // Rounding on a rank-deficient clamped set can end the drive on a point that is not a
+    // solution: never call that solved.
+    let outcome = if outcome == Outcome::Solved && residuals.relative() > SOLVED_RESIDUAL {
+        Outcome::Singular
+    } else {
+        outcome
+    };
     let state = last_state.unwrap_or_default();
     let sol = Solution {
         outcome,
