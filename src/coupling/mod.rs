@@ -2,6 +2,7 @@
 //! step that resolves them.
 pub mod body_contacts;
 pub mod inside;
+pub mod kernel_boundary;
 pub mod lcp_step;
 pub mod liquid_body;
 

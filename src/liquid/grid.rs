@@ -164,6 +164,29 @@ impl Grid {
         p.permute(&perm);
     }
 
+    /// Call `f(j, r2)` for every particle `j` closer than `h` to the point `x` (which may lie
+    /// outside the grid: it is clamped into the border cells, as the GPU does), in a fixed order.
+    pub fn for_each_near(&self, pos: &[Vec3A], x: Vec3A, h: f32, mut f: impl FnMut(usize, f32)) {
+        let h2 = h * h;
+        let [cx, cy, cz] = self.cell_coords(x);
+        let (nx, ny) = (self.dims[0], self.dims[1]);
+        let x0 = cx.saturating_sub(1);
+        let x1 = (cx + 1).min(nx - 1);
+        for z in cz.saturating_sub(1)..=(cz + 1).min(self.dims[2] - 1) {
+            for y in cy.saturating_sub(1)..=(cy + 1).min(ny - 1) {
+                let row = (z * ny + y) * nx;
+                let start = self.cell_start[(row + x0) as usize] as usize;
+                let end = self.cell_start[(row + x1) as usize + 1] as usize;
+                for (k, &xj) in pos[start..end].iter().enumerate() {
+                    let r2 = (xj - x).length_squared();
+                    if r2 < h2 {
+                        f(start + k, r2);
+                    }
+                }
+            }
+        }
+    }
+
     /// Call `f(j, r, r2)` for every other particle `j` within the kernel radius `h` of slot `i`,
     /// where `r = pos[j] - pos[i]` and `r2 = |r|^2`, in a fixed order.
     #[inline(always)]

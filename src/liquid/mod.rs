@@ -1,5 +1,6 @@
 //! The liquid: Clavet et al. 2005 double-density relaxation SPH on the CPU, one module per
 //! phase of the step.
+pub mod boundary;
 pub mod grid;
 pub mod neighbours;
 pub mod params;

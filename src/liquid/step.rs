@@ -1,5 +1,6 @@
 //! One liquid step in the order of DESIGN.md: gravity, viscosity, prediction, relaxation,
 //! walls, velocity update.
+use super::boundary::{self, BoundaryParticles, WallKernel};
 use super::grid::Grid;
 use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
@@ -21,6 +22,10 @@ pub struct LiquidSolver {
     pub grid: Grid,
     /// Neighbour lists gathered from the grid.
     pub lists: NeighbourLists,
+    /// Body particles that lend their kernel sums to the liquid this step (world positions).
+    pub boundary: BoundaryParticles,
+    wall_kernel: Option<WallKernel>,
+    body_sums: Vec<[f32; 2]>,
     buffers: RelaxationBuffers,
     dv: Vec<Vec3A>,
 }
@@ -29,33 +34,51 @@ impl LiquidSolver {
     /// A solver for the given parameters.
     pub fn new(params: LiquidParams) -> LiquidSolver {
         let grid = Grid::new(params.h);
+        let wall_kernel = params
+            .walls
+            .as_ref()
+            .map(|_| WallKernel::new(params.spacing, params.h));
         LiquidSolver {
             params,
             grid,
             lists: NeighbourLists::default(),
+            boundary: BoundaryParticles::default(),
+            wall_kernel,
+            body_sums: Vec::new(),
             buffers: RelaxationBuffers::default(),
             dv: Vec::new(),
         }
     }
 
-    /// Sort the particles into the grid and gather their neighbour lists.
+    /// Sort the particles into the grid and gather their neighbour lists (and the bodies'
+    /// kernel sums at every slot).
     pub fn rebuild_neighbours(&mut self, p: &mut Particles) -> Result<()> {
         self.grid.build(p)?;
         self.lists.build(&p.pos, &self.grid, self.params.h);
+        self.body_sums = boundary::body_sums(&p.pos, &self.grid, self.params.h, &self.boundary);
         Ok(())
+    }
+
+    /// Kernel sums, boundary included, of every slot into `p.rho` and the near buffer.
+    fn kernel_sums(&mut self, p: &mut Particles) {
+        let params = &self.params;
+        let b = &mut self.buffers;
+        relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near);
+        boundary::add_boundary_sums(
+            &p.pos,
+            params.walls.as_ref().zip(self.wall_kernel.as_ref()),
+            params.spacing / 2.0,
+            &self.body_sums,
+            &mut p.rho,
+            &mut b.rho_near,
+        );
     }
 
     /// Bin the particles and compute their kernel sums without moving them (for frame 0).
     pub fn update_densities(&mut self, p: &mut Particles) -> Result<()> {
         self.rebuild_neighbours(p)?;
         self.buffers.resize(p.len());
-        relaxation::densities(
-            &p.pos,
-            &self.lists,
-            self.params.h,
-            &mut p.rho,
-            &mut self.buffers.rho_near,
-        );
+        self.kernel_sums(p);
         Ok(())
     }
 
@@ -86,14 +109,15 @@ impl LiquidSolver {
                 .for_each(|(x, v)| *x += *v * dt);
         });
         times.time(Phase::Grid, || self.rebuild_neighbours(p))?;
-        let params = &self.params;
         self.buffers.resize(p.len());
-        let b = &mut self.buffers;
-        for _ in 0..params.passes {
+        for _ in 0..self.params.passes {
             times.time(Phase::Density, || {
-                relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near);
-                relaxation::pressures(&p.phase, params, &p.rho, &b.rho_near, &mut b.press);
+                self.kernel_sums(p);
+                let b = &mut self.buffers;
+                relaxation::pressures(&p.phase, &self.params, &p.rho, &b.rho_near, &mut b.press);
             });
+            let params = &self.params;
+            let b = &mut self.buffers;
             times.time(Phase::Relaxation, || {
                 relaxation::displacements(
                     &p.pos,
@@ -107,7 +131,7 @@ impl LiquidSolver {
                 relaxation::apply_displacements(&mut p.pos, &b.dx);
             });
         }
-        if let Some(w) = &params.walls {
+        if let Some(w) = &self.params.walls {
             times.time(Phase::Collisions, || walls::apply_walls(p, w, dt));
         }
         let inv_dt = 1.0 / dt;

@@ -2,6 +2,7 @@
 pub mod runner;
 
 use crate::backend::Backend;
+use crate::coupling::kernel_boundary::BodyBoundary;
 use crate::coupling::lcp_step::{Coupler, CouplingFailure};
 use crate::gpu::context::{AdapterKind, GpuContext};
 use crate::gpu::{GpuLiquidSolver, Timing};
@@ -26,6 +27,8 @@ pub struct Simulation {
     pub removed_inside_bodies: usize,
     /// The coupling of liquid, bodies and walls (when there are bodies).
     pub coupler: Option<Coupler>,
+    /// The body particles that lend their kernel sums to the liquid.
+    pub body_boundary: BodyBoundary,
     /// The contact problem of a step whose solve failed, for `sphrigid lcp solve` to replay.
     pub failed_lcp: Option<Box<CouplingFailure>>,
     /// Gravity, m/s^2 (applied to dynamic bodies; the liquid has its own copy).
@@ -59,6 +62,7 @@ impl Simulation {
             bodies: Vec::new(),
             removed_inside_bodies: 0,
             coupler: None,
+            body_boundary: BodyBoundary::default(),
             failed_lcp: None,
             gravity: DVec3::from_array(scene.gravity),
             dt,
@@ -83,6 +87,10 @@ impl Simulation {
             crate::coupling::inside::remove_liquid_inside(&mut sim.particles, &sim.bodies);
         if !sim.bodies.is_empty() {
             sim.coupler = Some(Coupler::new(&sim.bodies));
+            let p = &sim.liquid.params;
+            sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
+            sim.body_boundary
+                .place(&sim.bodies, &mut sim.liquid.boundary);
         }
         if backend == Backend::Gpu {
             let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
@@ -116,6 +124,10 @@ impl Simulation {
 
     /// Take one step.
     pub fn step(&mut self) -> Result<()> {
+        if !self.body_boundary.is_empty() {
+            self.body_boundary
+                .place(&self.bodies, &mut self.liquid.boundary);
+        }
         if let Some(g) = self.gpu.as_mut() {
             if !g.is_uploaded() {
                 g.upload(&self.particles)?;
