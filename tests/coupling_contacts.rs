@@ -234,3 +234,34 @@ fn a_cube_resting_on_another_touches_it_with_the_face_normal() {
     let apart = [cube(DVec3::ZERO), cube(DVec3::new(0.0, 0.2, 0.0))];
     assert!(body_body_contacts(&apart, &SurfaceIndex::new(&apart)).is_empty());
 }
+
+#[test]
+fn a_flat_face_is_a_plane_even_over_the_hollows_between_its_particles() {
+    // Before the face was measured along its normal, a liquid particle sank into the hollow
+    // between four face particles until 0.71 spacings from their layer (0.21 spacings below
+    // the face), so a floating box displaced too little liquid and floated 8-14% too deep.
+    let b = block();
+    let idx = SurfaceIndex::new(std::slice::from_ref(&b));
+    let r = S / 2.0;
+    let corner = top_particle(&b, 0.0, 0.0);
+    let hollow = corner + DVec3::new(S / 2.0, 0.0, S / 2.0);
+    for height in [0.72 * S, 0.8 * S, 0.95 * S] {
+        let x = hollow + DVec3::Y * height;
+        let contacts = idx.liquid_contacts(std::slice::from_ref(&b), &[v(x)], r);
+        assert_eq!(contacts.len(), 1, "at {height}: {contacts:?}");
+        assert!((contacts[0].normal - DVec3::Y).length() < 1e-12);
+        // The overlap is the distance below the face plane, one radius out of the layer.
+        let want = 2.0 * r - height;
+        assert!(
+            (contacts[0].depth - want).abs() < 1e-7,
+            "at {height}: depth {} instead of {want}",
+            contacts[0].depth
+        );
+    }
+    // At one spacing it just touches nothing.
+    let x = hollow + DVec3::Y * (1.001 * S);
+    assert!(
+        idx.liquid_contacts(std::slice::from_ref(&b), &[v(x)], r)
+            .is_empty()
+    );
+}

@@ -1,7 +1,7 @@
 //! The LCP coupling step: restitution is exact, impulses conserve momentum, and a body resting
 //! on the floor stays at rest.
 use glam::{DQuat, DVec3, Vec3A};
-use sphrigid::coupling::lcp_step::Coupler;
+use sphrigid::coupling::Coupler;
 use sphrigid::liquid::Particles;
 use sphrigid::liquid::params::{LiquidParams, Phase, Walls};
 use sphrigid::rigid::{Primitive, RigidBody, Shape};
@@ -74,7 +74,7 @@ fn a_particle_bounces_off_a_static_face_with_its_restitution() {
     for e in [0.0, 0.5, 1.0] {
         let mut bodies = [block(false, e)];
         let mut p = particle_on_top(&bodies[0], 0.0, 0.0, Vec3A::new(0.3, -2.0, 0.0));
-        let mut c = Coupler::new(&bodies);
+        let mut c = Coupler::new(&bodies, &sphrigid::scene::CouplingSpec::default());
         c.step(&mut p, &params(None), &mut bodies, DVec3::ZERO, 1e-3)
             .unwrap();
         let v = p.vel[0];
@@ -115,7 +115,7 @@ fn impulses_between_liquid_and_a_free_body_conserve_momentum() {
         (lin, ang)
     };
     let (lin0, ang0) = momentum(&p, &bodies[0]);
-    let mut c = Coupler::new(&bodies);
+    let mut c = Coupler::new(&bodies, &sphrigid::scene::CouplingSpec::default());
     // Measure right after the impulses: a zero step moves nothing.
     c.step(&mut p, &params(None), &mut bodies, DVec3::ZERO, 0.0)
         .unwrap();
@@ -160,7 +160,7 @@ fn a_box_resting_on_the_floor_stays_at_rest_for_1000_steps() {
     let start = b.state.x;
     let mut bodies = [b];
     let mut p = Particles::default();
-    let mut c = Coupler::new(&bodies);
+    let mut c = Coupler::new(&bodies, &sphrigid::scene::CouplingSpec::default());
     let g = DVec3::new(0.0, -9.81, 0.0);
     let dt = 1e-3;
     let mut worst = 0.0f64;

@@ -56,26 +56,34 @@ pub fn run(args: RunArgs) -> Result<()> {
     );
     let quiet = args.quiet;
     let mut next_log = 0u32;
-    let summary = runner::run(&loaded, &opts, &mut |p: &Progress| {
-        bar.set_length(p.frames as u64);
-        bar.set_position(p.frame as u64);
-        bar.set_message(format!(
-            "t = {:.3} s  {:.2}M particle-steps/s",
-            p.time,
-            p.particle_steps_per_s() / 1e6
-        ));
-        if quiet && p.frame >= next_log {
-            eprintln!(
-                "frame {}/{}  t = {:.4} s  {} particles  {:.2}M particle-steps/s",
-                p.frame,
-                p.frames,
+    let log_bar = bar.clone();
+    // Whatever draws the bar (or none, with --quiet or without a terminal), the line shows.
+    let mut log = move |line: &str| log_bar.suspend(|| eprintln!("warning: {line}"));
+    let summary = runner::run(
+        &loaded,
+        &opts,
+        &mut |p: &Progress| {
+            bar.set_length(p.frames as u64);
+            bar.set_position(p.frame as u64);
+            bar.set_message(format!(
+                "t = {:.3} s  {:.2}M particle-steps/s",
                 p.time,
-                p.particles,
                 p.particle_steps_per_s() / 1e6
-            );
-            next_log = p.frame + (p.frames / 10).max(1);
-        }
-    });
+            ));
+            if quiet && p.frame >= next_log {
+                eprintln!(
+                    "frame {}/{}  t = {:.4} s  {} particles  {:.2}M particle-steps/s",
+                    p.frame,
+                    p.frames,
+                    p.time,
+                    p.particles,
+                    p.particle_steps_per_s() / 1e6
+                );
+                next_log = p.frame + (p.frames / 10).max(1);
+            }
+        },
+        &mut log,
+    );
     bar.finish_and_clear();
     let s = summary?;
     if s.removed_inside_bodies > 0 {

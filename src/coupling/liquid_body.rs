@@ -1,5 +1,7 @@
 //! Liquid-particle / body-particle contacts: every liquid particle closer to a body's surface
 //! particles than the sum of radii gives one contact per body, with the body's surface normal.
+//! Over a flat face the distance is measured along the face normal, so the face is a plane and
+//! liquid does not settle into the hollows between the clump's spheres.
 use crate::rigid::RigidBody;
 use glam::{DVec3, Vec3A};
 use rayon::prelude::*;
@@ -22,6 +24,13 @@ pub struct LiquidBodyContact {
 }
 
 type SurfacePoint = GeomWithData<[f64; 3], u32>;
+
+/// How far from a body particle's centre a liquid particle may touch, for a sum of radii
+/// `reach_sum`: over a face, a particle within the 45-degree cone of the face normal touches
+/// when its distance along the normal is below `reach_sum`, so up to `sqrt(2) reach_sum` away.
+pub fn search_radius(reach_sum: f64) -> f64 {
+    reach_sum * std::f64::consts::SQRT_2
+}
 
 /// The surface particles of every body in its own frame, indexed for radius queries. Bodies
 /// are rigid, so the index is built once and queried in each body's frame.
@@ -95,7 +104,8 @@ impl SurfaceIndex {
                     return None;
                 }
                 let xb = rot_t * (xw - com);
-                let near = tree.locate_within_distance(xb.to_array(), reach_sum * reach_sum);
+                let r = search_radius(reach_sum);
+                let near = tree.locate_within_distance(xb.to_array(), r * r);
                 let (n, depth) = merge_touching(c, xb, reach_sum, near.map(|p| p.data as usize))?;
                 Some(LiquidBodyContact {
                     slot: slot as u32,
@@ -112,8 +122,11 @@ impl SurfaceIndex {
 /// Merge the clump particles `ks` that a sphere at body-frame `xb` may touch (`reach_sum` the
 /// sum of radii) into one contact: the overlap-weighted normal (body frame) and the deepest
 /// overlap, or `None` when none overlaps. Within 45 degrees of a surface particle's normal the
-/// face normal holds, so a flat face pushes flat; beyond it the sphere sits round an edge or
-/// corner and the pair's own direction holds, following the clump's rounded shape.
+/// face holds: its normal, and the overlap measured along it, so a flat face pushes flat and is
+/// flat (a sphere between four face particles is as far out as one above a particle). Beyond
+/// it the sphere sits round an edge or corner and the pair's own direction and distance hold,
+/// following the clump's rounded shape. `ks` must hold every particle within
+/// [`search_radius`] of `xb`.
 pub fn merge_touching(
     c: &crate::rigid::Clump,
     xb: DVec3,
@@ -124,18 +137,18 @@ pub fn merge_touching(
     let mut depth = 0.0f64;
     let mut nearest = (f64::INFINITY, DVec3::ZERO);
     for k in ks {
-        let d = (xb - c.positions[k]).length();
-        let overlap = reach_sum - d;
+        let r = xb - c.positions[k];
+        let d = r.length();
+        let dir = r / d.max(f64::MIN_POSITIVE);
+        let face = c.normals[k];
+        let (n, overlap) = if dir.dot(face) >= std::f64::consts::FRAC_1_SQRT_2 {
+            (face, reach_sum - r.dot(face))
+        } else {
+            (dir, reach_sum - d)
+        };
         if overlap <= 0.0 {
             continue;
         }
-        let dir = (xb - c.positions[k]) / d.max(f64::MIN_POSITIVE);
-        let face = c.normals[k];
-        let n = if dir.dot(face) >= std::f64::consts::FRAC_1_SQRT_2 {
-            face
-        } else {
-            dir
-        };
         normal += n * overlap;
         depth = depth.max(overlap);
         if d < nearest.0 {
@@ -143,4 +156,22 @@ pub fn merge_touching(
         }
     }
     (depth > 0.0).then(|| (normal.try_normalize().unwrap_or(nearest.1), depth))
+}
+
+/// Sum the entries that share a slot (a particle touching two bodies has two), in the order of
+/// each slot's first entry.
+pub fn sum_by_slot(entries: Vec<(u32, DVec3)>) -> Vec<(u32, DVec3)> {
+    let mut first: std::collections::HashMap<u32, usize> =
+        std::collections::HashMap::with_capacity(entries.len());
+    let mut out: Vec<(u32, DVec3)> = Vec::with_capacity(entries.len());
+    for (slot, d) in entries {
+        match first.get(&slot) {
+            Some(&k) => out[k].1 += d,
+            None => {
+                first.insert(slot, out.len());
+                out.push((slot, d));
+            }
+        }
+    }
+    out
 }

@@ -1,10 +1,16 @@
-//! Coupling the liquid and the bodies: contacts between liquid, bodies and walls, and the LCP
-//! step that resolves them.
+//! Coupling the liquid and the bodies: contacts between liquid, bodies and walls, and the step
+//! that resolves them (the exact LCP, or penalty springs for comparison).
+pub mod assemble;
 pub mod body_contacts;
+pub mod correction;
+pub mod coupler;
 pub mod inside;
 pub mod kernel_boundary;
-pub mod lcp_step;
+pub mod leak;
 pub mod liquid_body;
+pub mod penalty;
+pub mod touches;
 
 pub use body_contacts::BodyContact;
+pub use coupler::{Coupler, CouplingFailure, CouplingReport};
 pub use liquid_body::{LiquidBodyContact, SurfaceIndex};

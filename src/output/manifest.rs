@@ -16,6 +16,21 @@ pub struct FrameEntry {
     pub extra: BTreeMap<String, serde_json::Value>,
 }
 
+/// A step whose contact LCP fell back to penalty.
+#[derive(Debug, Clone, Serialize)]
+pub struct FallbackEntry {
+    /// The step, numbered from 1.
+    pub step: u64,
+    /// Simulated time at its end, s.
+    pub time: f64,
+    /// Contact rows of its LCP.
+    pub rows: usize,
+    /// The solver's outcome.
+    pub outcome: String,
+    /// Its problem, relative to the output directory, for `sphrigid lcp solve`.
+    pub problem: String,
+}
+
 /// Units of every quantity in the outputs.
 #[derive(Debug, Clone, Serialize)]
 pub struct Units {
@@ -62,6 +77,9 @@ pub struct Manifest {
     pub substeps: u32,
     /// Whether the run finished every frame it was asked for.
     pub complete: bool,
+    /// Steps whose contact LCP was not solved and fell back to penalty (`coupling.on_failure`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub lcp_fallbacks: Vec<FallbackEntry>,
     /// The frames written so far.
     pub frames: Vec<FrameEntry>,
 }

@@ -6,4 +6,4 @@ pub mod ply;
 
 pub use atomic::{create_dir, write_atomic};
 pub use frames::FrameWriter;
-pub use manifest::{FrameEntry, Manifest};
+pub use manifest::{FallbackEntry, FrameEntry, Manifest};

@@ -6,6 +6,7 @@ pub mod free_rotation;
 pub mod integrators;
 pub mod mass_properties;
 pub mod mesh;
+pub mod occupancy;
 pub mod primitives;
 pub mod sampling;
 pub mod shape;

@@ -5,7 +5,10 @@ pub mod schema;
 pub mod validate;
 
 pub use overrides::Override;
-pub use schema::{Container, LiquidBlock, Scene, SolverSpec, TimeSpec, Viscosity};
+pub use schema::{
+    Container, CouplingMethod, CouplingSpec, LcpSolverChoice, LiquidBlock, OnLcpFailure, Scene,
+    SolverSpec, TimeSpec, Viscosity,
+};
 
 use crate::{Error, Result};
 use locate::{line_col, path_at};

@@ -27,6 +27,93 @@ pub struct Scene {
     /// Rigid bodies (`[[body]]` tables), each a clump of particles; see `rigid::spec`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub body: Vec<crate::rigid::BodySpec>,
+    /// How contacts between liquid, bodies and walls are resolved.
+    #[serde(default)]
+    pub coupling: CouplingSpec,
+}
+
+/// How contacts are resolved: exactly through the LCP, or by penalty springs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CouplingMethod {
+    /// Every contact of a step in one linear complementarity problem, solved exactly.
+    #[default]
+    Lcp,
+    /// A spring and a damper on each contact's penetration (for comparison).
+    Penalty,
+}
+
+/// Which solver the LCP coupling uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LcpSolverChoice {
+    /// Block pivoting on the structured form (fast, exact).
+    #[default]
+    Structured,
+    /// Dantzig principal pivoting on the dense matrix (reference; boxed rows allowed).
+    Dantzig,
+    /// Lemke's method on the dense matrix (reference; no friction).
+    Lemke,
+}
+
+/// What a step does when its contact LCP is not solved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnLcpFailure {
+    /// Stop the run, keep the frames so far and write the problem for `sphrigid lcp solve`.
+    #[default]
+    Stop,
+    /// Resolve that step's contacts by penalty instead, and log it.
+    Penalty,
+}
+
+/// The `[coupling]` table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CouplingSpec {
+    /// `"lcp"` or `"penalty"`.
+    #[serde(default)]
+    pub method: CouplingMethod,
+    /// LCP solver: `"structured"`, `"dantzig"` or `"lemke"`.
+    #[serde(default)]
+    pub solver: LcpSolverChoice,
+    /// What an unsolved LCP does: `"stop"` or `"penalty"`.
+    #[serde(default)]
+    pub on_failure: OnLcpFailure,
+    /// Coulomb friction between liquid particles and bodies.
+    #[serde(default)]
+    pub liquid_friction: f64,
+    /// Penalty spring stiffness per contact, N/m; absent: each contact's effective mass times
+    /// `(2 pi / (penalty_contact_steps dt))^2`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub penalty_stiffness: Option<f64>,
+    /// Steps per contact oscillation period when the stiffness is automatic.
+    #[serde(default = "default_penalty_contact_steps")]
+    pub penalty_contact_steps: f64,
+    /// Penalty damping as a fraction of critical damping.
+    #[serde(default = "default_penalty_damping")]
+    pub penalty_damping: f64,
+}
+
+impl Default for CouplingSpec {
+    fn default() -> Self {
+        CouplingSpec {
+            method: CouplingMethod::default(),
+            solver: LcpSolverChoice::default(),
+            on_failure: OnLcpFailure::default(),
+            liquid_friction: 0.0,
+            penalty_stiffness: None,
+            penalty_contact_steps: default_penalty_contact_steps(),
+            penalty_damping: default_penalty_damping(),
+        }
+    }
+}
+
+fn default_penalty_contact_steps() -> f64 {
+    10.0
+}
+fn default_penalty_damping() -> f64 {
+    0.5
 }
 
 /// Frames, frame rate and time stepping.

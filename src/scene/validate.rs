@@ -207,6 +207,7 @@ pub fn validate(scene: &Scene, origin: &Origin) -> Result<()> {
             );
         }
     }
+    validate_coupling(scene, origin)?;
     let mut names = std::collections::HashSet::new();
     for (i, b) in scene.body.iter().enumerate() {
         let p = root.key("body").index(i);
@@ -219,6 +220,59 @@ pub fn validate(scene: &Scene, origin: &Origin) -> Result<()> {
                 p.key("name"),
                 format!("a second body is named '{}'", b.name),
                 "give every body its own name (it names the output files)",
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Check the `[coupling]` table: values in range, and a reference solver that can take the
+/// scene's rows (Lemke solves standard LCPs only, so no friction).
+fn validate_coupling(scene: &Scene, origin: &Origin) -> Result<()> {
+    let c = &scene.coupling;
+    let p = KeyPath::new().key("coupling");
+    let err = |path: KeyPath, problem: String, fix: &str| Err(origin.error(&path, &problem, fix));
+    if !(c.liquid_friction.is_finite() && c.liquid_friction >= 0.0) {
+        return err(
+            p.key("liquid_friction"),
+            format!("{} is negative or not finite", c.liquid_friction),
+            "use a friction coefficient >= 0",
+        );
+    }
+    if let Some(k) = c.penalty_stiffness
+        && !(k.is_finite() && k > 0.0)
+    {
+        return err(
+            p.key("penalty_stiffness"),
+            format!("{k} is not a positive stiffness"),
+            "give N/m per contact, or leave it out for a stiffness from penalty_contact_steps",
+        );
+    }
+    if !(c.penalty_contact_steps.is_finite() && c.penalty_contact_steps >= 4.0) {
+        return err(
+            p.key("penalty_contact_steps"),
+            format!("{} is below 4 steps", c.penalty_contact_steps),
+            "use 4 or more steps per contact period (explicit springs are unstable below pi)",
+        );
+    }
+    if !(c.penalty_damping.is_finite() && (0.0..=1.0).contains(&c.penalty_damping)) {
+        return err(
+            p.key("penalty_damping"),
+            format!("{} is outside [0, 1]", c.penalty_damping),
+            "give a fraction of critical damping between 0 and 1",
+        );
+    }
+    if c.method == super::CouplingMethod::Lcp && c.solver == super::LcpSolverChoice::Lemke {
+        let rough = scene.body.iter().position(|b| b.friction > 0.0);
+        if c.liquid_friction > 0.0 || rough.is_some() {
+            let place = match rough {
+                Some(i) => format!("body[{i}] has friction {}", scene.body[i].friction),
+                None => format!("liquid_friction is {}", c.liquid_friction),
+            };
+            return err(
+                p.key("solver"),
+                format!("Lemke solves contacts without friction, but {place}"),
+                "use solver = \"dantzig\" or \"structured\", or set every friction to 0",
             );
         }
     }

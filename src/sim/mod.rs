@@ -1,9 +1,10 @@
 //! A simulation: the scene's particles and solvers advanced frame by frame.
+pub mod energy;
 pub mod runner;
 
 use crate::backend::Backend;
 use crate::coupling::kernel_boundary::BodyBoundary;
-use crate::coupling::lcp_step::{Coupler, CouplingFailure};
+use crate::coupling::{Coupler, CouplingFailure};
 use crate::gpu::context::{AdapterKind, GpuContext};
 use crate::gpu::{GpuLiquidSolver, Timing};
 use crate::liquid::{LiquidParams, LiquidSolver, Particles};
@@ -31,6 +32,9 @@ pub struct Simulation {
     pub body_boundary: BodyBoundary,
     /// The contact problem of a step whose solve failed, for `sphrigid lcp solve` to replay.
     pub failed_lcp: Option<Box<CouplingFailure>>,
+    /// Steps (numbered from 1) whose LCP failed and fell back to penalty, with the problem,
+    /// since the runner last took them.
+    pub fallbacks: Vec<(u64, Box<CouplingFailure>)>,
     /// Gravity, m/s^2 (applied to dynamic bodies; the liquid has its own copy).
     pub gravity: DVec3,
     /// Step size, s.
@@ -64,6 +68,7 @@ impl Simulation {
             coupler: None,
             body_boundary: BodyBoundary::default(),
             failed_lcp: None,
+            fallbacks: Vec::new(),
             gravity: DVec3::from_array(scene.gravity),
             dt,
             substeps,
@@ -86,7 +91,7 @@ impl Simulation {
         sim.removed_inside_bodies =
             crate::coupling::inside::remove_liquid_inside(&mut sim.particles, &sim.bodies);
         if !sim.bodies.is_empty() {
-            sim.coupler = Some(Coupler::new(&sim.bodies));
+            sim.coupler = Some(Coupler::new(&sim.bodies, &scene.coupling));
             let p = &sim.liquid.params;
             sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
             sim.body_boundary
@@ -155,6 +160,9 @@ impl Simulation {
             if let Err(e) = result {
                 self.failed_lcp = coupler.failure.take();
                 return Err(e);
+            }
+            if let Some(f) = coupler.fallback.take() {
+                self.fallbacks.push((self.steps + 1, f));
             }
         }
         self.steps += 1;

@@ -1,7 +1,7 @@
 //! Running a scene to the end: set up, step, write every frame, report progress.
 use super::Simulation;
 use crate::backend::Backend;
-use crate::output::{FrameWriter, Manifest};
+use crate::output::{FallbackEntry, FrameWriter, Manifest};
 use crate::rigid::frames::RigidWriter;
 use crate::scene::LoadedScene;
 use crate::{Error, Result};
@@ -73,15 +73,50 @@ pub fn initial_manifest(loaded: &LoadedScene, sim: &Simulation, backend: Backend
         dt: sim.dt,
         substeps: sim.substeps,
         complete: false,
+        lcp_fallbacks: Vec::new(),
         frames: Vec::new(),
     }
 }
 
-/// Run a loaded scene, calling `progress` after every frame written.
+/// Write out the problems of the steps that fell back to penalty since the last frame, record
+/// them in the manifest (written with the next frame) and tell `log` one line each.
+fn record_fallbacks(
+    sim: &mut Simulation,
+    writer: &mut FrameWriter,
+    log: &mut dyn FnMut(&str),
+) -> Result<()> {
+    for (step, failure) in sim.fallbacks.drain(..) {
+        let name = format!("failed_lcp_{step}.json");
+        let path = writer.dir().join(&name);
+        let (rows, outcome) = (failure.rows, failure.outcome.clone());
+        crate::lcp::io::save(
+            &path,
+            &crate::lcp::io::ProblemFile::Structured(failure.problem),
+        )?;
+        log(&format!(
+            "step {step}: the contact LCP ({rows} rows) ended with outcome '{outcome}'; \
+             this step's contacts were resolved by penalty (coupling.on_failure). \
+             Replay with: sphrigid lcp solve {}",
+            path.display()
+        ));
+        writer.manifest.lcp_fallbacks.push(FallbackEntry {
+            step,
+            time: step as f64 * sim.dt,
+            rows,
+            outcome,
+            problem: name,
+        });
+    }
+    Ok(())
+}
+
+/// Run a loaded scene, calling `progress` after every frame written and `log` with every
+/// notice (a step that fell back to penalty).
 pub fn run(
     loaded: &LoadedScene,
     opts: &RunOptions,
     progress: &mut dyn FnMut(&Progress),
+    log: &mut dyn FnMut(&str),
 ) -> Result<RunSummary> {
     let scene = &loaded.scene;
     let frames = opts.frames.unwrap_or(scene.time.frames);
@@ -112,7 +147,9 @@ pub fn run(
     };
     progress(&last);
     for frame in 1..=frames {
-        if let Err(e) = sim.advance_frame().and_then(|_| sim.sync_particles()) {
+        let result = sim.advance_frame().and_then(|_| sim.sync_particles());
+        record_fallbacks(&mut sim, &mut writer, log)?;
+        if let Err(e) = result {
             writer.finish(false)?;
             let mut replay = String::new();
             if let Some(failure) = sim.failed_lcp.take() {

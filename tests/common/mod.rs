@@ -51,3 +51,39 @@ pub fn read_manifest(out: &Path) -> serde_json::Value {
     let bytes = std::fs::read(out.join("manifest.json")).expect("the run wrote a manifest");
     serde_json::from_slice(&bytes).expect("the manifest is JSON")
 }
+
+/// Set up a scene file of `scenes/` with `--set` overrides on the CPU backend and run it frame
+/// by frame, calling `each(sim, frame)` after every frame (frame 1 first). At every frame no
+/// liquid particle may lie inside a body deeper than 0.1 spacing: the leak check that every
+/// test scene passes.
+pub fn run_scene_without_leaks(
+    name: &str,
+    sets: &[String],
+    frames: u32,
+    mut each: impl FnMut(&sphrigid::sim::Simulation, u32),
+) -> sphrigid::sim::Simulation {
+    use sphrigid::coupling::leak::LeakCheck;
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenes")
+        .join(name);
+    let loaded = scene::load(&file, sets).expect("the scene loads");
+    let mut sim =
+        sphrigid::sim::Simulation::setup(&loaded.scene, &file, sphrigid::backend::Backend::Cpu)
+            .expect("it sets up");
+    let check = LeakCheck::new(&sim.bodies);
+    let spacing = sim.liquid.params.spacing as f64;
+    for frame in 1..=frames {
+        sim.advance_frame().expect("the frame runs");
+        if let Some(leak) = check.deepest(&sim.particles, &sim.bodies) {
+            assert!(
+                leak.depth <= 0.1 * spacing,
+                "{name} {sets:?}, frame {frame}: liquid particle {} lies {:.3} spacings inside body {}",
+                leak.id,
+                leak.depth / spacing,
+                leak.body
+            );
+        }
+        each(&sim, frame);
+    }
+    sim
+}

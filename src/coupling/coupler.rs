@@ -1,0 +1,292 @@
+//! One coupling step (DESIGN.md steps 6-10): predicted body velocities, contacts, their
+//! resolution (the exact LCP in the structured form `D + J W J^T`, or penalty springs),
+//! impulses on the liquid and the bodies, body poses, and a position-level correction of what
+//! still overlaps. The liquid may live on the CPU ([`Coupler::step`]) or on the GPU
+//! ([`Coupler::step_gpu`]): either way only the touching particles enter the solve.
+use super::assemble::{Contacts, apply, assemble};
+use super::body_contacts::{BodyContact, body_body_contacts, wall_contacts};
+use super::correction::{correct_bodies, push_out};
+use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
+use super::penalty::{PenaltyParams, apply_penalty};
+use super::touches::{LiquidTouch, cpu_touches, gpu_touches, to_f};
+use crate::gpu::GpuLiquidSolver;
+use crate::lcp::{self, StructuredProblem};
+use crate::liquid::Particles;
+use crate::liquid::params::LiquidParams;
+use crate::rigid::RigidBody;
+use crate::scene::{CouplingMethod, CouplingSpec, LcpSolverChoice, OnLcpFailure};
+use crate::{Error, Result};
+use glam::{DVec3, Vec3A};
+use std::collections::HashSet;
+
+/// Why a coupling step did not finish: the solver's outcome and the problem it was given.
+#[derive(Debug, Clone)]
+pub struct CouplingFailure {
+    /// The solver's outcome, e.g. "ray" or "pivot_limit".
+    pub outcome: String,
+    /// Number of contact rows.
+    pub rows: usize,
+    /// The problem, for `sphrigid lcp solve` to replay.
+    pub problem: StructuredProblem,
+}
+
+/// What the last coupling step did.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CouplingReport {
+    /// Liquid/body contacts.
+    pub liquid_contacts: usize,
+    /// Body/wall and body/body contacts.
+    pub body_contacts: usize,
+    /// LCP rows (contacts, friction, walls under touching liquid).
+    pub rows: usize,
+    /// Solver iterations.
+    pub iterations: usize,
+}
+
+/// The coupling between the liquid, the bodies and the walls.
+#[derive(Debug, Clone)]
+pub struct Coupler {
+    index: SurfaceIndex,
+    options: lcp::Options,
+    method: CouplingMethod,
+    solver: LcpSolverChoice,
+    on_failure: OnLcpFailure,
+    penalty: PenaltyParams,
+    /// (body, liquid id) of the last step's liquid contacts: those contacts are pressed, not
+    /// new, and do not bounce.
+    touching: HashSet<(u32, u32)>,
+    /// What the last step did.
+    pub report: CouplingReport,
+    /// The problem of a step whose solve failed, for `sphrigid lcp solve` to replay.
+    pub failure: Option<Box<CouplingFailure>>,
+    /// The unsolved problem of the last step when it fell back to penalty (the runner logs
+    /// it and writes it out).
+    pub fallback: Option<Box<CouplingFailure>>,
+}
+
+impl Coupler {
+    /// A coupler for these bodies (their surface particles are indexed once), resolving
+    /// contacts as the scene's `[coupling]` table says.
+    pub fn new(bodies: &[RigidBody], spec: &CouplingSpec) -> Coupler {
+        Coupler {
+            index: SurfaceIndex::new(bodies),
+            options: lcp::Options::default(),
+            method: spec.method,
+            solver: spec.solver,
+            on_failure: spec.on_failure,
+            penalty: PenaltyParams::from_spec(spec),
+            touching: HashSet::new(),
+            report: CouplingReport::default(),
+            failure: None,
+            fallback: None,
+        }
+    }
+
+    /// Whether contacts are also corrected at position level (the LCP coupling; the penalty
+    /// coupling resolves overlap by force alone).
+    fn projects_positions(&self) -> bool {
+        self.method == CouplingMethod::Lcp
+    }
+
+    /// Advance the bodies by `dt` together with the contacts of the CPU liquid `p` with them.
+    /// The liquid has already taken its own step; its velocities and positions get the contact
+    /// impulses. A failed solve is an error, with the problem kept in `failure`.
+    pub fn step(
+        &mut self,
+        p: &mut Particles,
+        params: &LiquidParams,
+        bodies: &mut [RigidBody],
+        gravity: DVec3,
+        dt: f64,
+    ) -> Result<()> {
+        let touches = cpu_touches(&self.index, bodies, p, params);
+        let dv = self.solve(touches, params, bodies, gravity, dt)?;
+        for (slot, d) in dv {
+            let d = to_f(d);
+            p.vel[slot as usize] += d;
+            p.pos[slot as usize] += d * dt as f32;
+        }
+        if self.projects_positions() {
+            let after = if p.is_empty() {
+                Vec::new()
+            } else {
+                self.index
+                    .liquid_contacts(bodies, &p.pos, params.spacing as f64 / 2.0)
+            };
+            let shifts = self.push_liquid_out(&after, params, bodies.len(), |slot, d| {
+                p.pos[slot as usize] += d;
+            });
+            correct_bodies(
+                params,
+                bodies,
+                body_body_contacts(bodies, &self.index),
+                &shifts,
+            );
+        }
+        Ok(())
+    }
+
+    /// The same step with the liquid on the GPU: the GPU finds the liquid/body particle pairs
+    /// and sends down only them (with the touching particles' positions and velocities); only
+    /// the impulses and the position corrections go back up.
+    pub fn step_gpu(
+        &mut self,
+        gpu: &mut GpuLiquidSolver,
+        params: &LiquidParams,
+        bodies: &mut [RigidBody],
+        gravity: DVec3,
+        dt: f64,
+    ) -> Result<()> {
+        let touches = gpu_touches(gpu, params, bodies)?;
+        let dv = self.solve(touches, params, bodies, gravity, dt)?;
+        let dv: Vec<(u32, Vec3A)> = dv.into_iter().map(|(s, d)| (s, to_f(d))).collect();
+        gpu.apply_impulses(&dv, dt as f32)?;
+        if self.projects_positions() {
+            let after: Vec<LiquidBodyContact> = gpu_touches(gpu, params, bodies)?
+                .into_iter()
+                .map(|t| t.contact)
+                .collect();
+            let mut push = Vec::new();
+            let shifts = self.push_liquid_out(&after, params, bodies.len(), |slot, d| {
+                push.push((slot, d));
+            });
+            gpu.push_out(&push)?;
+            correct_bodies(
+                params,
+                bodies,
+                body_body_contacts(bodies, &self.index),
+                &shifts,
+            );
+        }
+        Ok(())
+    }
+
+    /// Hand every liquid push-out to `apply` (slot, displacement); returns the body shifts
+    /// that walls blocking a push ask for.
+    fn push_liquid_out(
+        &self,
+        after: &[LiquidBodyContact],
+        params: &LiquidParams,
+        bodies: usize,
+        mut apply: impl FnMut(u32, Vec3A),
+    ) -> Vec<DVec3> {
+        let (pushes, shifts) = push_out(after, params, bodies);
+        for (slot, d) in pushes {
+            apply(slot, to_f(d));
+        }
+        shifts
+    }
+
+    /// Steps 6 to 10 for the bodies: predicted velocities, the contacts' resolution, body
+    /// impulses and poses. Returns the liquid's velocity changes, one per touching slot.
+    fn solve(
+        &mut self,
+        mut liquid: Vec<LiquidTouch>,
+        params: &LiquidParams,
+        bodies: &mut [RigidBody],
+        gravity: DVec3,
+        dt: f64,
+    ) -> Result<Vec<(u32, DVec3)>> {
+        let r_l = params.spacing as f64 / 2.0;
+        let v_rest = 2.0 * gravity.length() * dt;
+        for t in &mut liquid {
+            t.new = !self.touching.contains(&(t.contact.body, t.id));
+        }
+        self.touching = liquid.iter().map(|t| (t.contact.body, t.id)).collect();
+        let mut solid: Vec<BodyContact> = body_body_contacts(bodies, &self.index);
+        if let Some(w) = &params.walls {
+            solid.extend(wall_contacts(bodies, w, r_l));
+        }
+        let mut touched = vec![false; bodies.len()];
+        for t in &liquid {
+            touched[t.contact.body as usize] = true;
+        }
+        for c in &solid {
+            touched[c.a as usize] = true;
+            if let Some(b) = c.b {
+                touched[b as usize] = true;
+            }
+        }
+        // Bodies in contact take gravity as an impulse now (predicted velocities); the rest
+        // integrate it exactly below.
+        for (b, body) in bodies.iter_mut().enumerate() {
+            if touched[b] && body.dynamic {
+                let weight = gravity * body.mass();
+                body.apply_impulse(weight * dt, body.state.x);
+            }
+        }
+        self.report = CouplingReport {
+            liquid_contacts: liquid.len(),
+            body_contacts: solid.len(),
+            rows: 0,
+            iterations: 0,
+        };
+        self.fallback = None;
+        let contacts = Contacts {
+            liquid: &liquid,
+            solid: &solid,
+            walls: params.walls.as_ref(),
+            spacing: params.spacing as f64,
+            v_rest,
+            liquid_friction: self.penalty.liquid_friction,
+        };
+        let dv = match self.method {
+            CouplingMethod::Penalty => apply_penalty(&self.penalty, bodies, &liquid, &solid, dt),
+            CouplingMethod::Lcp => match self.solve_lcp(bodies, &contacts) {
+                Ok(dv) => dv,
+                Err(e) if self.on_failure == OnLcpFailure::Penalty => {
+                    self.fallback = Some(self.failure.take().ok_or(e)?);
+                    apply_penalty(&self.penalty, bodies, &liquid, &solid, dt)
+                }
+                Err(e) => return Err(e),
+            },
+        };
+        for (b, body) in bodies.iter_mut().enumerate() {
+            if touched[b] {
+                body.step(dt, DVec3::ZERO, DVec3::ZERO);
+            } else {
+                body.step(dt, gravity * body.mass(), DVec3::ZERO);
+            }
+        }
+        Ok(dv)
+    }
+
+    /// The contacts' LCP: assembled, solved by the scene's solver, its impulses applied to the
+    /// bodies. Returns the liquid's velocity changes; an unsolved problem is kept in `failure`.
+    fn solve_lcp(
+        &mut self,
+        bodies: &mut [RigidBody],
+        contacts: &Contacts,
+    ) -> Result<Vec<(u32, DVec3)>> {
+        let (problem, slots) = assemble(bodies, contacts);
+        self.report.rows = problem.rows.len();
+        if problem.rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let sol = match self.solver {
+            LcpSolverChoice::Structured => lcp::solve_structured(&problem, &self.options),
+            LcpSolverChoice::Dantzig => lcp::dantzig(&problem.to_dense(), &self.options),
+            LcpSolverChoice::Lemke => lcp::lemke(&problem.to_dense(), &self.options),
+        };
+        let outcome = match &sol {
+            Ok(s) if s.is_solved() => None,
+            Ok(s) => Some(s.outcome.name().to_string()),
+            Err(e) => Some(e.to_string()),
+        };
+        if let Some(outcome) = outcome {
+            let msg = format!(
+                "the contact LCP ({} rows) ended with outcome '{outcome}'",
+                problem.rows.len()
+            );
+            self.failure = Some(Box::new(CouplingFailure {
+                outcome,
+                rows: problem.rows.len(),
+                problem,
+            }));
+            return Err(Error::Run(msg));
+        }
+        let sol = sol.expect("checked above");
+        self.report.iterations = sol.iterations;
+        Ok(apply(bodies, &problem, &slots, &sol.z))
+    }
+}
