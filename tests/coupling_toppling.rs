@@ -32,7 +32,11 @@ fn jitter_below(tilts: &[f64], below: f64) -> f64 {
         .filter(|w| w.iter().all(|&t| t < below))
         .map(|w| {
             let (a, b) = (w[1] - w[0], w[2] - w[1]);
-            if a * b < 0.0 { a.abs().min(b.abs()) } else { 0.0 }
+            if a * b < 0.0 {
+                a.abs().min(b.abs())
+            } else {
+                0.0
+            }
         })
         .fold(0.0, f64::max)
 }
@@ -54,13 +58,19 @@ fn the_block_topples_and_lies_on_its_side() {
     assert!(spin < 0.5, "the block still turns at {spin:.2} rad/s");
     // Before the surge arrives the block stands still: exactly upright, no wobble.
     let first_move = tilts.iter().position(|&t| t > 0.5).expect("it tips");
-    assert!(first_move >= 3, "the block tilts at frame {first_move}, before the surge");
+    assert!(
+        first_move >= 3,
+        "the block tilts at frame {first_move}, before the surge"
+    );
     for &t in &tilts[..first_move] {
         assert!(t < 0.1, "the standing block wobbles to {t:.3} degrees");
     }
     // On the way over the curve rises cleanly: no reversal above 0.5 degrees until it lands.
     let j = jitter_below(&tilts, 60.0);
-    assert!(j < 0.5, "the tilt reverses by {j:.2} degrees on the way over");
+    assert!(
+        j < 0.5,
+        "the tilt reverses by {j:.2} degrees on the way over"
+    );
 }
 
 #[test]
@@ -72,7 +82,13 @@ fn the_block_ten_times_denser_stays_standing() {
     // Standing: the surge may rock it by a degree; tipping needs 14 (atan of 0.04 / 0.16).
     assert!(max < 2.0, "the dense block tilts to {max:.2} degrees");
     let j = jitter_below(&tilts, 90.0);
-    assert!(j < 0.2, "the standing block's tilt jitters by {j:.3} degrees");
+    assert!(
+        j < 0.2,
+        "the standing block's tilt jitters by {j:.3} degrees"
+    );
     let (last, _) = *frames.last().unwrap();
-    assert!(last < 1.0, "the dense block ends tilted by {last:.2} degrees");
+    assert!(
+        last < 1.0,
+        "the dense block ends tilted by {last:.2} degrees"
+    );
 }
