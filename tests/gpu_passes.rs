@@ -6,9 +6,10 @@ use glam::Vec3A;
 use gpu_common::Rng;
 use sphrigid::gpu::contacts::{self, BodyParticle};
 use sphrigid::gpu::{
-    GpuLiquidSolver, buffers, cell_index, count, density, prefix_sum, relaxation, scatter,
-    velocity, viscosity, walls,
+    GpuLiquidSolver, boundary_grid, buffers, cell_index, count, density, prefix_sum, relaxation,
+    scatter, velocity, viscosity, walls,
 };
+use sphrigid::liquid::boundary::BoundaryParticles;
 use sphrigid::liquid::{LiquidParams, Particles};
 
 // Two phases (different masses, one with cohesion) so the pair weights m_j/(m_i+m_j) and both
@@ -60,6 +61,41 @@ fn setup() -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
     let mut gpu = GpuLiquidSolver::new(ctx, params.clone(), &p).expect("the GPU solver");
     gpu.upload(&p).expect("upload");
     Some((gpu, p, params))
+}
+
+/// Body boundary particles in a shuffled order: a ball on a lattice of half the liquid's
+/// spacing (weight 1/8) inside the first block, a row of larger ones (weight 1) along the
+/// floor, and a few beyond the container, outside the grid (clamped into its border cells).
+fn boundary(params: &LiquidParams) -> BoundaryParticles {
+    let s = params.spacing;
+    let mut b = BoundaryParticles::default();
+    let c = Vec3A::new(0.04, 0.04, 0.03);
+    for i in -6..=6 {
+        for j in -6..=6 {
+            for k in -6..=6 {
+                let x = c + Vec3A::new(i as f32, j as f32, k as f32) * (0.5 * s);
+                if (x - c).length() < 0.015 {
+                    b.pos.push(x);
+                    b.weight.push(0.125);
+                }
+            }
+        }
+    }
+    for i in 0..30 {
+        b.pos.push(Vec3A::new(0.003 + i as f32 * s, -0.5 * s, 0.02));
+        b.weight.push(1.0);
+    }
+    for i in 0..5 {
+        b.pos.push(Vec3A::new(-0.05, 0.01 * i as f32, 0.5));
+        b.weight.push(0.5);
+    }
+    let mut rng = Rng(5);
+    for i in (1..b.len()).rev() {
+        let j = (rng.next() * (i + 1) as f32) as usize % (i + 1);
+        b.pos.swap(i, j);
+        b.weight.swap(i, j);
+    }
+    b
 }
 
 fn max_abs_diff(a: &[Vec3A], b: &[Vec3A]) -> f32 {
@@ -167,10 +203,33 @@ fn density_matches_its_cpu_twin() {
     gpu.rebuild_grid().unwrap();
     let s = gpu.download().unwrap();
     let grid = gpu.download_grid().unwrap();
+    let bodies = boundary(&params);
+    gpu.set_boundary(&bodies).unwrap();
     gpu.pass_density().unwrap();
     let rho = gpu.download().unwrap().rho;
     let press = gpu.download_press().unwrap();
-    let (rho_c, press_c) = density::cpu_twin(&s.pos, &s.phase, &grid, &params);
+    let (rho_c, press_c) = density::cpu_twin(&s.pos, &s.phase, &grid, &params, &bodies);
+    // The boundary's sums take part: the walls' alone (no bodies) and the bodies' raise many
+    // particles' sums by more than the tolerance.
+    let (rho_w, _) = density::cpu_twin(
+        &s.pos,
+        &s.phase,
+        &grid,
+        &params,
+        &BoundaryParticles::default(),
+    );
+    let mut liquid_only = params.clone();
+    liquid_only.walls = None;
+    let (rho_l, _) = density::cpu_twin(
+        &s.pos,
+        &s.phase,
+        &grid,
+        &liquid_only,
+        &BoundaryParticles::default(),
+    );
+    let raised = |a: &[f32], b: &[f32]| a.iter().zip(b).filter(|(x, y)| **x > **y + 0.1).count();
+    assert!(raised(&rho_w, &rho_l) > 200, "few particles near walls");
+    assert!(raised(&rho_c, &rho_w) > 200, "few particles near bodies");
     // About 30 terms of size <= 1, each with a few f32 roundings (sqrt, products): the sums
     // agree to a few 1e-7 relative; 1e-5 leaves room for a GPU's 1-ulp sqrt and fused ops.
     for i in 0..rho.len() {
@@ -192,6 +251,36 @@ fn density_matches_its_cpu_twin() {
         rho_c.iter().any(|&r| r > params.rho0),
         "no compressed particle"
     );
+}
+
+#[test]
+fn boundary_grid_matches_its_cpu_twin_exactly() {
+    let Some((mut gpu, _, params)) = setup() else {
+        return;
+    };
+    let bodies = boundary(&params);
+    gpu.set_boundary(&bodies).unwrap();
+    gpu.pass_boundary_grid().unwrap();
+    let got = gpu.download_boundary_grid().unwrap();
+    let want = boundary_grid::cpu_twin(&gpu.empty_grid(), &bodies);
+    assert_eq!(got.cell_start, want.cell_start, "cell starts differ");
+    assert_eq!(got.sorted, want.sorted, "order differs from (cell, index)");
+    assert_ne!(want.sorted, bodies, "the input was sorted already");
+    let shared = want
+        .cell_start
+        .windows(2)
+        .filter(|w| w[1] - w[0] > 1)
+        .count();
+    assert!(shared > 20, "only {shared} cells hold several particles");
+    // Again with fewer particles: the bins hold only this step's.
+    let fewer = BoundaryParticles {
+        pos: bodies.pos[..100].to_vec(),
+        weight: bodies.weight[..100].to_vec(),
+    };
+    gpu.set_boundary(&fewer).unwrap();
+    gpu.pass_boundary_grid().unwrap();
+    let got = gpu.download_boundary_grid().unwrap();
+    assert_eq!(got, boundary_grid::cpu_twin(&gpu.empty_grid(), &fewer));
 }
 
 #[test]

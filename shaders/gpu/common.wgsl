@@ -18,6 +18,10 @@ struct Params {
     has_walls: u32,
     uniform_mass: u32,
     n_body: u32,
+    half_spacing: f32,
+    n_boundary: u32,
+    wall_samples: u32,
+    pad0: u32,
 }
 
 struct Phase {

@@ -1,5 +1,7 @@
 // Kernel sums rho = sum (1-q)^2 and rho_near = sum (1-q)^3 over the 27 cells around each
-// particle, then its pressure and near pressure (pressure clamped at zero without cohesion).
+// particle, plus the boundary's: the body boundary particles binned in the same cells (weighted
+// by their volume), and the six walls' ghost lattice from its table; then the particle's
+// pressure and near pressure (pressure clamped at zero without cohesion).
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> cell_of: array<u32>;
@@ -7,6 +9,23 @@
 @group(0) @binding(4) var<storage, read_write> phases: array<Phase>;
 @group(0) @binding(5) var<storage, read_write> rho: array<f32>;
 @group(0) @binding(6) var<storage, read_write> press: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
+@group(0) @binding(8) var<storage, read_write> boundary_start: array<u32>;
+@group(0) @binding(9) var<storage, read_write> boundary: array<vec4<f32>>;
+
+// The walls' table at distance y from a wall plane (linear between entries; a particle past
+// the plane counts as on it), as WallKernel::at.
+fn wall_at(y: f32) -> vec2<f32> {
+    let t = (max(y, 0.0) / P.h) * f32(P.wall_samples);
+    if (t >= f32(P.wall_samples)) {
+        return vec2<f32>(0.0);
+    }
+    let k = u32(t);
+    let f = t - f32(k);
+    let a = wall_table[k];
+    let b = wall_table[k + 1u];
+    return a + (b - a) * f;
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -55,6 +74,47 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             }
         }
     }
+    // The boundary's sums, in the CPU's order: bodies (over the same rows), then the walls
+    // lo x, hi x, lo y, hi y, lo z, hi z, added to the liquid's at the end.
+    var b = vec2<f32>(0.0);
+    if (P.n_boundary > 0u) {
+        for (var z = z0; z <= z1; z = z + 1u) {
+            for (var y = y0; y <= y1; y = y + 1u) {
+                let row = (z * ny + y) * nx;
+                let start = boundary_start[row + x0];
+                let end = boundary_start[row + x1 + 1u];
+                for (var j = start; j < end; j = j + 1u) {
+                    let pb = boundary[j];
+                    let r = pb.xyz - xi;
+                    let r2 = dot(r, r);
+                    if (r2 >= h2) {
+                        continue;
+                    }
+                    let a = 1.0 - sqrt(r2) * P.inv_h;
+                    if (a > 0.0) {
+                        let a2 = a * a;
+                        b = b + vec2<f32>(pb.w * a2, pb.w * a2 * a);
+                    }
+                }
+            }
+        }
+    }
+    if (P.has_walls != 0u) {
+        var w = vec2<f32>(0.0);
+        for (var ax = 0u; ax < 3u; ax = ax + 1u) {
+            let ylo = xi[ax] - P.wall_lo[ax] + P.half_spacing;
+            if (ylo < P.h) {
+                w = w + wall_at(ylo);
+            }
+            let yhi = P.wall_hi[ax] + P.half_spacing - xi[ax];
+            if (yhi < P.h) {
+                w = w + wall_at(yhi);
+            }
+        }
+        b = b + w;
+    }
+    s = s + b.x;
+    sn = sn + b.y;
     let ph = phases[u32(pi.w)];
     var p = ph.k_eff * (s - P.rho0);
     if (ph.cohesion == 0.0) {

@@ -46,6 +46,14 @@ pub struct GpuParams {
     pub uniform_mass: u32,
     /// Body particles (contacts pass).
     pub n_body: u32,
+    /// Half the liquid spacing (the walls' ghost lattice starts this far beyond their planes).
+    pub half_spacing: f32,
+    /// Body boundary particles binned into the grid (0: none, the density pass skips them).
+    pub n_boundary: u32,
+    /// Intervals of the walls' kernel-sum table (its entries less one).
+    pub wall_samples: u32,
+    /// Padding.
+    pub pad: u32,
 }
 
 /// Per-phase constants (`Phase` in common.wgsl).
@@ -95,6 +103,8 @@ pub struct LiquidBuffers {
     pub flags: wgpu::Buffer,
     /// Per-phase constants.
     pub phases: wgpu::Buffer,
+    /// The walls' kernel-sum table, `[f32; 2]` per entry (16 bytes unused without walls).
+    pub wall_table: wgpu::Buffer,
     /// The uniform `Params`.
     pub params: wgpu::Buffer,
     /// Bytes allocated in all of the above.
@@ -132,8 +142,15 @@ pub fn storage(ctx: &GpuContext, label: &str, size: u64, bytes: &mut u64) -> Res
 }
 
 impl LiquidBuffers {
-    /// Allocate the buffers for `n` particles, `ncells` cells and `phases` phases.
-    pub fn new(ctx: &GpuContext, n: u64, ncells: u64, phases: u64) -> Result<LiquidBuffers> {
+    /// Allocate the buffers for `n` particles, `ncells` cells, `phases` phases and a walls'
+    /// table of `wall_entries` entries.
+    pub fn new(
+        ctx: &GpuContext,
+        n: u64,
+        ncells: u64,
+        phases: u64,
+        wall_entries: u64,
+    ) -> Result<LiquidBuffers> {
         let mut b = 0u64;
         let cells = (ncells + 1) * 4;
         let buffers = LiquidBuffers {
@@ -163,6 +180,7 @@ impl LiquidBuffers {
                 phases * std::mem::size_of::<GpuPhase>() as u64,
                 &mut b,
             )?,
+            wall_table: storage(ctx, "wall table", wall_entries * 8, &mut b)?,
             params: {
                 let size = std::mem::size_of::<GpuParams>() as u64;
                 b += size;
@@ -177,6 +195,58 @@ impl LiquidBuffers {
         };
         Ok(LiquidBuffers {
             bytes: b,
+            ..buffers
+        })
+    }
+}
+
+/// The body boundary particles' buffers: what the CPU uploads each step, their bins in the
+/// liquid grid's cells and their uniform (the step's `Params` with `n` their number). Their
+/// counts borrow the liquid's count buffer, free once the liquid's scatter is done.
+#[derive(Debug)]
+pub struct BoundaryBuffers {
+    /// Particles the buffers hold.
+    pub capacity: u64,
+    /// World positions (w: weight) in the CPU's order (body, then particle).
+    pub input: wgpu::Buffer,
+    /// Cell of each uploaded particle.
+    pub cell_of: wgpu::Buffer,
+    /// Sorting permutation: slot -> uploaded index.
+    pub perm: wgpu::Buffer,
+    /// Positions (w: weight) in (cell, index) order.
+    pub sorted: wgpu::Buffer,
+    /// Exclusive prefix sum of the particles per cell, ncells + 1 (16 bytes when empty).
+    pub cell_start: wgpu::Buffer,
+    /// The uniform `Params` with `n` the number of boundary particles.
+    pub params: wgpu::Buffer,
+    /// Bytes allocated in all of the above.
+    pub bytes: u64,
+}
+
+impl BoundaryBuffers {
+    /// Buffers for `capacity` particles over `ncells` cells; with no particles, 16-byte
+    /// placeholders that the density pass binds but never reads.
+    pub fn new(ctx: &GpuContext, capacity: u64, ncells: u64) -> Result<BoundaryBuffers> {
+        let mut b = 0u64;
+        let cells = if capacity == 0 { 0 } else { (ncells + 1) * 4 };
+        let size = std::mem::size_of::<GpuParams>() as u64;
+        let buffers = BoundaryBuffers {
+            capacity,
+            input: storage(ctx, "boundary particle", capacity * VEC4, &mut b)?,
+            cell_of: storage(ctx, "boundary cell index", capacity * 4, &mut b)?,
+            perm: storage(ctx, "boundary permutation", capacity * 4, &mut b)?,
+            sorted: storage(ctx, "sorted boundary particle", capacity * VEC4, &mut b)?,
+            cell_start: storage(ctx, "boundary cell start", cells, &mut b)?,
+            params: ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("boundary params"),
+                size,
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }),
+            bytes: 0,
+        };
+        Ok(BoundaryBuffers {
+            bytes: b + size,
             ..buffers
         })
     }

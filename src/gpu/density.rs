@@ -1,6 +1,9 @@
 //! Kernel sums and pressures (shaders/gpu/density.wgsl), looping the 27 cells around each
-//! particle with the x-rows contiguous, as the CPU grid does.
+//! particle with the x-rows contiguous, as the CPU grid does; the boundary's sums (body
+//! boundary particles gathered from their own bins in the same cells, and the walls' table)
+//! are added in the CPU's order.
 use super::kernel::Kernel;
+use crate::liquid::boundary::{self, BoundaryGrid, BoundaryParticles, WallKernel};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, relaxation};
@@ -13,52 +16,94 @@ pub struct Density {
     pub kernel: Kernel,
 }
 
+/// The buffers the density pass reads and writes.
+#[derive(Debug)]
+pub struct DensityBuffers<'a> {
+    /// Positions (w: phase).
+    pub pos: &'a wgpu::Buffer,
+    /// Cell of each slot.
+    pub cell_of: &'a wgpu::Buffer,
+    /// The liquid's cell starts.
+    pub cell_start: &'a wgpu::Buffer,
+    /// Per-phase constants.
+    pub phases: &'a wgpu::Buffer,
+    /// Kernel sums (out).
+    pub rho: &'a wgpu::Buffer,
+    /// Pressure and near pressure (out).
+    pub press: &'a wgpu::Buffer,
+    /// The walls' kernel-sum table (`wall_samples + 1` pairs).
+    pub wall_table: &'a wgpu::Buffer,
+    /// The body boundary particles' cell starts.
+    pub boundary_start: &'a wgpu::Buffer,
+    /// The body boundary particles in (cell, index) order (w: weight).
+    pub boundary: &'a wgpu::Buffer,
+}
+
 impl Density {
     /// Compile the pass.
     pub fn new(device: &wgpu::Device) -> Density {
         let src = include_str!("../../shaders/gpu/density.wgsl");
         Density {
-            kernel: Kernel::new(device, "density", src, true, 6, &["main"]),
+            kernel: Kernel::new(device, "density", src, true, 9, &["main"]),
         }
     }
 
     /// Record the pass: `rho` and `press` of every slot.
-    #[allow(clippy::too_many_arguments)]
     pub fn dispatch(
         &self,
         device: &wgpu::Device,
         pass: &mut wgpu::ComputePass<'_>,
         params: &wgpu::Buffer,
-        pos: &wgpu::Buffer,
-        cell_of: &wgpu::Buffer,
-        cell_start: &wgpu::Buffer,
-        phases: &wgpu::Buffer,
-        rho: &wgpu::Buffer,
-        press: &wgpu::Buffer,
+        b: &DensityBuffers<'_>,
         n: u32,
     ) {
         let g = self.kernel.bind(
             device,
             params,
-            &[pos, cell_of, cell_start, phases, rho, press],
+            &[
+                b.pos,
+                b.cell_of,
+                b.cell_start,
+                b.phases,
+                b.rho,
+                b.press,
+                b.wall_table,
+                b.boundary_start,
+                b.boundary,
+            ],
         );
         self.kernel.dispatch(pass, "main", &g, n);
     }
 }
 
-/// CPU twin: the CPU backend's kernel sums and pressures over the same grid (neighbour lists
-/// gathered from it in the same order).
+/// CPU twin: the CPU backend's kernel sums (boundary included: walls, and `bodies` binned into
+/// the same grid) and pressures over the same grid (neighbour lists gathered from it in the
+/// same order).
 pub fn cpu_twin(
     pos: &[Vec3A],
     phase: &[u32],
     grid: &Grid,
     params: &LiquidParams,
+    bodies: &BoundaryParticles,
 ) -> (Vec<f32>, Vec<[f32; 2]>) {
     let n = pos.len();
     let mut lists = NeighbourLists::default();
     lists.build(pos, grid, params.h);
+    let mut bins = BoundaryGrid::default();
+    bins.build(grid, bodies);
+    let table = WallKernel::new(params.spacing, params.h);
     let (mut rho, mut near, mut press) = (vec![0.0; n], vec![0.0; n], vec![[0.0; 2]; n]);
     relaxation::densities(pos, &lists, params.h, &mut rho, &mut near);
+    boundary::add_boundary_sums(
+        pos,
+        grid,
+        params.h,
+        params.walls.as_ref().map(|w| (w, &table)),
+        params.spacing / 2.0,
+        &bins,
+        &mut rho,
+        &mut near,
+    );
     relaxation::pressures(phase, params, &rho, &near, &mut press);
     (rho, press)
 }

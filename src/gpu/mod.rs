@@ -5,16 +5,27 @@
 //! One step, in the CPU step's order: `velocity::gravity`; `viscosity` (on the previous
 //! step's grid, as the CPU uses the previous step's lists); the grid build (`cell_index`
 //! predicts `x + v dt` over the velocity buffer and bins it, `count`, `prefix_sum`, `scatter`
-//! with a per-cell sort by id and a gather, so the order is the CPU grid's (cell, id)); per
-//! relaxation pass `density` then `relaxation` (ping-pong positions); `walls`;
-//! `velocity::update`. No neighbour lists: every neighbour pass loops the 27 cells around a
-//! particle as 9 contiguous x-rows. Sums are gathers in grid order, so a run repeats bit for
-//! bit on the same device; the atomics only choose slots that the per-cell sort then orders.
+//! with a per-cell sort by id and a gather, so the order is the CPU grid's (cell, id)); with
+//! bodies, `boundary_grid` bins this step's body boundary particles into the same cells,
+//! sorted by (cell, index) (its counts and prefix sum are the `count` and `prefix_sum` passes
+//! again, into a cell-start buffer of their own); per relaxation pass `density` (the liquid's
+//! kernel sums, then the body boundary particles' from the 27 cells of their bins and the
+//! walls' from their table, as the CPU adds them) then `relaxation` (ping-pong positions);
+//! `walls`; `velocity::update`. No neighbour lists: every neighbour pass loops the 27 cells
+//! around a particle as 9 contiguous x-rows. Sums are gathers in grid order, so a run repeats
+//! bit for bit on the same device; the atomics only choose slots that the per-cell sort then
+//! orders.
 //!
 //! Memory per particle (structure of arrays): positions 2 x 16 B (w = phase), velocities
 //! 2 x 16 B, start-of-step positions 16 B, ids 2 x 4 B, cell 4 B, permutation 4 B, kernel sum
-//! 4 B, pressures 8 B: 108 B, plus 8 B per grid cell (counts, starts) and the prefix sum's
-//! level totals, all counted by [`GpuLiquidSolver::bytes_allocated`].
+//! 4 B, pressures 8 B: 108 B, plus 8 B per grid cell (counts, starts), the prefix sum's level
+//! totals and the walls' table (65 x 8 B). Bodies add, from the first upload of their boundary
+//! particles, 40 B per boundary particle (uploaded position and weight 16 B, cell 4 B,
+//! permutation 4 B, sorted copy 16 B; only the 16 B upload crosses the bus each step) and 4 B
+//! per grid cell (their cell starts; their counts borrow the liquid's count buffer) with a
+//! second prefix sum's level totals. All of it is counted by
+//! [`GpuLiquidSolver::bytes_allocated`].
+pub mod boundary_grid;
 pub mod buffers;
 pub mod cell_index;
 pub mod contacts;
@@ -31,11 +42,12 @@ pub mod velocity;
 pub mod viscosity;
 pub mod walls;
 
+use crate::liquid::boundary::{BoundaryGrid, BoundaryParticles, WALL_TABLE_SAMPLES, WallKernel};
 use crate::liquid::grid::{Grid, MAX_CELLS};
 use crate::liquid::{LiquidParams, Particles};
 use crate::timing::{Phase, PhaseTimes};
 use crate::{Error, Result};
-use buffers::{GpuParams, GpuPhase, LiquidBuffers};
+use buffers::{BoundaryBuffers, GpuParams, GpuPhase, LiquidBuffers};
 use context::GpuContext;
 use glam::Vec3A;
 use std::time::Instant;
@@ -58,6 +70,7 @@ struct Passes {
     count: count::Count,
     prefix: prefix_sum::PrefixSum,
     scatter: scatter::Scatter,
+    boundary_grid: boundary_grid::BoundaryGridPass,
     density: density::Density,
     relaxation: relaxation::Relaxation,
     viscosity: viscosity::Viscosity,
@@ -149,6 +162,10 @@ pub struct GpuLiquidSolver {
     pub grid: GridSpec,
     bufs: LiquidBuffers,
     passes: Passes,
+    boundary: BoundaryBuffers,
+    boundary_prefix: Option<prefix_sum::PrefixSum>,
+    n_boundary: u32,
+    boundary_binned: bool,
     cur: Cursor,
     n: u32,
     ncells: u32,
@@ -180,12 +197,22 @@ impl GpuLiquidSolver {
         let n = u32::try_from(p.len())
             .map_err(|_| Error::input("more than 2^32 particles cannot run on the GPU"))?;
         let ncells = grid.cells();
+        let wall_kernel = params
+            .walls
+            .as_ref()
+            .map(|_| WallKernel::new(params.spacing, params.h));
         let bufs = LiquidBuffers::new(
             &ctx,
             n as u64,
             ncells as u64,
             params.phases.len().max(1) as u64,
+            wall_kernel.as_ref().map_or(0, |k| k.table.len() as u64),
         )?;
+        if let Some(k) = &wall_kernel {
+            ctx.queue
+                .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
+        }
+        let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
         let device = &ctx.device;
         let prefix =
             prefix_sum::PrefixSum::new(&ctx, &bufs.cell_count, &bufs.cell_start, ncells + 1)?;
@@ -194,6 +221,7 @@ impl GpuLiquidSolver {
             count: count::Count::new(device),
             prefix,
             scatter: scatter::Scatter::new(device),
+            boundary_grid: boundary_grid::BoundaryGridPass::new(device),
             density: density::Density::new(device),
             relaxation: relaxation::Relaxation::new(device),
             viscosity: viscosity::Viscosity::new(device),
@@ -243,6 +271,10 @@ impl GpuLiquidSolver {
             grid,
             bufs,
             passes,
+            boundary,
+            boundary_prefix: None,
+            n_boundary: 0,
+            boundary_binned: true,
             cur: Cursor::default(),
             n,
             ncells,
@@ -258,7 +290,10 @@ impl GpuLiquidSolver {
 
     /// Bytes of GPU memory allocated for the liquid (every persistent buffer).
     pub fn bytes_allocated(&self) -> u64 {
-        self.bufs.bytes + self.passes.prefix.bytes
+        self.bufs.bytes
+            + self.passes.prefix.bytes
+            + self.boundary.bytes
+            + self.boundary_prefix.as_ref().map_or(0, |p| p.bytes)
     }
 
     /// GPU bytes per liquid particle.
@@ -307,10 +342,20 @@ impl GpuLiquidSolver {
             has_walls: has,
             uniform_mass: (p.phases.len() == 1) as u32,
             n_body: 0,
+            half_spacing: p.spacing / 2.0,
+            n_boundary: self.n_boundary,
+            wall_samples: WALL_TABLE_SAMPLES as u32,
+            pad: 0,
         };
-        self.ctx
-            .queue
-            .write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&gp));
+        let q = &self.ctx.queue;
+        q.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&gp));
+        if self.boundary.capacity > 0 {
+            let bp = GpuParams {
+                n: self.n_boundary,
+                ..gp
+            };
+            q.write_buffer(&self.boundary.params, 0, bytemuck::bytes_of(&bp));
+        }
         self.gp = gp;
         self.dt = dt;
     }
@@ -350,6 +395,62 @@ impl GpuLiquidSolver {
         self.has_grid = false;
         self.uploaded = true;
         Ok(())
+    }
+
+    /// Upload this step's body boundary particles (world positions and weights, in the CPU's
+    /// order); the next density pass bins them first. Buffers are allocated on the first
+    /// upload of any, so a scene without bodies has none.
+    pub fn set_boundary(&mut self, b: &BoundaryParticles) -> Result<()> {
+        let nb = u32::try_from(b.len())
+            .map_err(|_| Error::input("more than 2^32 body boundary particles"))?;
+        let grown = nb as u64 > self.boundary.capacity;
+        if grown {
+            self.boundary = BoundaryBuffers::new(&self.ctx, nb as u64, self.ncells as u64)?;
+            self.boundary_prefix = Some(prefix_sum::PrefixSum::new(
+                &self.ctx,
+                &self.bufs.cell_count,
+                &self.boundary.cell_start,
+                self.ncells + 1,
+            )?);
+        }
+        if nb > 0 {
+            let data: Vec<[f32; 4]> = b
+                .pos
+                .iter()
+                .zip(&b.weight)
+                .map(|(x, &w)| [x.x, x.y, x.z, w])
+                .collect();
+            self.ctx
+                .queue
+                .write_buffer(&self.boundary.input, 0, bytemuck::cast_slice(&data));
+        }
+        if grown || nb != self.n_boundary {
+            self.n_boundary = nb;
+            self.write_params(self.dt);
+        }
+        self.boundary_binned = nb == 0;
+        Ok(())
+    }
+
+    /// The body boundary particles' bins as a CPU [`BoundaryGrid`] (empty when there are none).
+    pub fn download_boundary_grid(&self) -> Result<BoundaryGrid> {
+        let nb = self.n_boundary as usize;
+        if nb == 0 {
+            return Ok(BoundaryGrid::default());
+        }
+        let b = &self.boundary;
+        let cell_start = buffers::read(&self.ctx, &b.cell_start, self.ncells as usize + 1)?;
+        let sorted: Vec<[f32; 4]> = buffers::read(&self.ctx, &b.sorted, nb)?;
+        Ok(BoundaryGrid::from_parts(
+            cell_start,
+            BoundaryParticles {
+                pos: sorted
+                    .iter()
+                    .map(|v| Vec3A::new(v[0], v[1], v[2]))
+                    .collect(),
+                weight: sorted.iter().map(|v| v[3]).collect(),
+            },
+        ))
     }
 
     /// Copy the particles back, in grid order, with their kernel sums; fails when a position
@@ -423,7 +524,8 @@ impl GpuLiquidSolver {
         )
     }
 
-    /// The cell counts (after a grid build, they hold the scatter's cursors: the same counts).
+    /// The cell counts (after a grid build, they hold the scatter's cursors: the same counts;
+    /// after a binning of body boundary particles, theirs).
     pub fn download_counts(&self) -> Result<Vec<u32>> {
         buffers::read(&self.ctx, &self.bufs.cell_count, self.ncells as usize + 1)
     }
@@ -519,20 +621,54 @@ impl GpuLiquidSolver {
         }
     }
 
+    /// Bin the body boundary particles (their counts in the liquid's count buffer, whose
+    /// counts the liquid no longer needs once its scatter is done).
+    fn rec_boundary_grid(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let (Some(prefix), nb) = (&self.boundary_prefix, self.n_boundary) else {
+            return;
+        };
+        if nb == 0 {
+            return;
+        }
+        let d = &self.ctx.device;
+        let p = &self.passes;
+        let b = &self.boundary;
+        let count = &self.bufs.cell_count;
+        let bb = boundary_grid::BoundaryGridBuffers {
+            input: &b.input,
+            cell_of: &b.cell_of,
+            cell_start: &b.cell_start,
+            cursor: count,
+            perm: &b.perm,
+            sorted: &b.sorted,
+        };
+        p.boundary_grid.dispatch_cells(d, pass, &b.params, &bb, nb);
+        p.count
+            .clear(d, pass, &b.params, &b.cell_of, count, self.ncells);
+        p.count.dispatch(d, pass, &b.params, &b.cell_of, count, nb);
+        prefix.dispatch(pass);
+        p.count
+            .clear(d, pass, &b.params, &b.cell_of, count, self.ncells);
+        p.boundary_grid
+            .dispatch_sort(d, pass, &b.params, &bb, nb, self.ncells);
+    }
+
     fn rec_density(&self, pass: &mut wgpu::ComputePass<'_>) {
         let b = &self.bufs;
-        self.passes.density.dispatch(
-            &self.ctx.device,
-            pass,
-            &b.params,
-            &b.pos[self.cur.pos],
-            &b.cell_of,
-            &b.cell_start,
-            &b.phases,
-            &b.rho,
-            &b.press,
-            self.n,
-        );
+        let db = density::DensityBuffers {
+            pos: &b.pos[self.cur.pos],
+            cell_of: &b.cell_of,
+            cell_start: &b.cell_start,
+            phases: &b.phases,
+            rho: &b.rho,
+            press: &b.press,
+            wall_table: &b.wall_table,
+            boundary_start: &self.boundary.cell_start,
+            boundary: &self.boundary.sorted,
+        };
+        self.passes
+            .density
+            .dispatch(&self.ctx.device, pass, &b.params, &db, self.n);
     }
 
     fn rec_relaxation(&self, pass: &mut wgpu::ComputePass<'_>) -> Cursor {
@@ -627,13 +763,30 @@ impl GpuLiquidSolver {
         Ok(())
     }
 
-    /// Kernel sums and pressures alone.
+    /// Kernel sums and pressures alone (binning the body boundary particles first if they
+    /// changed).
     pub fn pass_density(&mut self) -> Result<()> {
         let dt = self.dt;
         self.run_alone(dt, |s, p| {
+            if !s.boundary_binned {
+                s.rec_boundary_grid(p);
+            }
             s.rec_density(p);
             None
-        })
+        })?;
+        self.boundary_binned = true;
+        Ok(())
+    }
+
+    /// The binning of the body boundary particles alone.
+    pub fn pass_boundary_grid(&mut self) -> Result<()> {
+        let dt = self.dt;
+        self.run_alone(dt, |s, p| {
+            s.rec_boundary_grid(p);
+            None
+        })?;
+        self.boundary_binned = true;
+        Ok(())
     }
 
     /// Relaxation displacements alone (on the last pressures).
@@ -702,6 +855,13 @@ impl GpuLiquidSolver {
             rec.phase(self, Phase::Viscosity, |s, p| Some(s.rec_viscosity(p)))?;
         }
         rec.phase(self, Phase::Grid, |s, p| Some(s.rec_grid(p)))?;
+        if !self.boundary_binned {
+            rec.phase(self, Phase::Grid, |s, p| {
+                s.rec_boundary_grid(p);
+                None
+            })?;
+            self.boundary_binned = true;
+        }
         for _ in 0..self.params.passes {
             rec.phase(self, Phase::Density, |s, p| {
                 s.rec_density(p);

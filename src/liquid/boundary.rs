@@ -7,7 +7,8 @@
 //! wall, laterally aligned with the particle, tabulated by the particle's distance from the
 //! wall plane. An interior particle of the initial lattice next to a wall then sums exactly to
 //! the rest density. Bodies: their particles within the kernel radius, weighted by their
-//! volume relative to a liquid particle's.
+//! volume relative to a liquid particle's, binned into the liquid grid's cells
+//! ([`BoundaryGrid`]) and gathered by each liquid particle from the 27 cells around it.
 use super::grid::Grid;
 use super::params::Walls;
 use glam::Vec3A;
@@ -121,46 +122,142 @@ impl BoundaryParticles {
     }
 }
 
-/// The body particles' kernel sums at every liquid slot, accumulated body particle by body
-/// particle over the grid cells around each (the order the GPU's scatter pass uses).
-pub fn body_sums(
+/// The body boundary particles binned into the liquid grid's cells and sorted by (cell,
+/// index): every liquid particle gathers their sums over the 27 cells around it in this order,
+/// on the CPU and on the GPU alike (no scatter, so no float atomics and a fixed order).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct BoundaryGrid {
+    /// `cell_start[c]..cell_start[c+1]` are the sorted particles in cell `c` (one entry per
+    /// cell and one more; empty when there are no particles).
+    pub cell_start: Vec<u32>,
+    /// The particles in (cell, index) order.
+    pub sorted: BoundaryParticles,
+    /// Their bounding box (lowest, highest corner).
+    bounds: [Vec3A; 2],
+}
+
+impl BoundaryGrid {
+    /// The bins from their parts (as a GPU binning downloads).
+    pub fn from_parts(cell_start: Vec<u32>, sorted: BoundaryParticles) -> BoundaryGrid {
+        let mut b = BoundaryGrid {
+            cell_start,
+            sorted,
+            bounds: [Vec3A::ZERO; 2],
+        };
+        b.set_bounds();
+        b
+    }
+
+    /// Set the bounding box (zero when there are no particles, as by default).
+    fn set_bounds(&mut self) {
+        if self.is_empty() {
+            self.bounds = [Vec3A::ZERO; 2];
+            return;
+        }
+        self.bounds = self.sorted.pos.iter().fold(
+            [Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)],
+            |[lo, hi], &x| [lo.min(x), hi.max(x)],
+        );
+    }
+
+    /// Bin `b` into the cells of `grid` (points outside are clamped into its border cells, as
+    /// the liquid's are): a counting sort, stable in the particles' index.
+    pub fn build(&mut self, grid: &Grid, b: &BoundaryParticles) {
+        self.cell_start.clear();
+        self.sorted.pos.clear();
+        self.sorted.weight.clear();
+        if b.is_empty() {
+            self.set_bounds();
+            return;
+        }
+        let ncells = grid.cells();
+        let cell_of: Vec<u32> = b.pos.iter().map(|&x| grid.cell_index(x)).collect();
+        self.cell_start.resize(ncells + 1, 0);
+        for &c in &cell_of {
+            self.cell_start[c as usize + 1] += 1;
+        }
+        for c in 0..ncells {
+            self.cell_start[c + 1] += self.cell_start[c];
+        }
+        // Scatter with cell_start[c] as the cursor of cell c (it ends at the next cell's
+        // start), then shift the starts back.
+        self.sorted.pos.resize(b.len(), Vec3A::ZERO);
+        self.sorted.weight.resize(b.len(), 0.0);
+        for (k, &c) in cell_of.iter().enumerate() {
+            let slot = &mut self.cell_start[c as usize];
+            self.sorted.pos[*slot as usize] = b.pos[k];
+            self.sorted.weight[*slot as usize] = b.weight[k];
+            *slot += 1;
+        }
+        self.cell_start.copy_within(0..ncells, 1);
+        self.cell_start[0] = 0;
+        self.set_bounds();
+    }
+
+    /// Whether there are no particles.
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+
+    /// The particles' kernel sums `(sum w (1-q)^2, sum w (1-q)^3)` at `x`, a liquid particle
+    /// in cell `c` of `grid` (the grid this was built on), over the 27 cells around it.
+    #[inline]
+    pub fn sums(&self, grid: &Grid, c: u32, x: Vec3A, h: f32) -> [f32; 2] {
+        let (h2, inv_h) = (h * h, 1.0 / h);
+        let (mut s, mut sn) = (0.0f32, 0.0f32);
+        // Most particles are far from every body: two kernel radii beyond the bounding box
+        // (one would do but for rounding), no term can be non-zero, and the sums are exactly
+        // the zeros the gather would give.
+        let m = Vec3A::splat(2.0 * h);
+        if x.cmplt(self.bounds[0] - m).any() || x.cmpgt(self.bounds[1] + m).any() {
+            return [s, sn];
+        }
+        grid.for_each_row_near(c, |first, end| {
+            let (a, b) = (
+                self.cell_start[first] as usize,
+                self.cell_start[end] as usize,
+            );
+            for (xb, w) in self.sorted.pos[a..b].iter().zip(&self.sorted.weight[a..b]) {
+                let r2 = (*xb - x).length_squared();
+                if r2 < h2 {
+                    let q = 1.0 - r2.sqrt() * inv_h;
+                    if q > 0.0 {
+                        let q2 = q * q;
+                        s += w * q2;
+                        sn += w * q2 * q;
+                    }
+                }
+            }
+        });
+        [s, sn]
+    }
+}
+
+/// Add the bodies' and the walls' sums to the liquid's kernel sums `rho`, `rho_near` of every
+/// slot of `grid` at its current position (`h` the kernel radius).
+#[allow(clippy::too_many_arguments)]
+pub fn add_boundary_sums(
     pos: &[Vec3A],
     grid: &Grid,
     h: f32,
-    boundary: &BoundaryParticles,
-) -> Vec<[f32; 2]> {
-    let mut out = vec![[0.0f32; 2]; pos.len()];
-    if boundary.is_empty() || pos.is_empty() {
-        return out;
-    }
-    let inv_h = 1.0 / h;
-    for (xb, w) in boundary.pos.iter().zip(&boundary.weight) {
-        grid.for_each_near(pos, *xb, h, |j, r2| {
-            let a = 1.0 - r2.sqrt() * inv_h;
-            if a > 0.0 {
-                let a2 = a * a;
-                out[j][0] += w * a2;
-                out[j][1] += w * a2 * a;
-            }
-        });
-    }
-    out
-}
-
-/// Add the walls' and the bodies' sums to the liquid's kernel sums `rho`, `rho_near`.
-pub fn add_boundary_sums(
-    pos: &[Vec3A],
     walls: Option<(&Walls, &WallKernel)>,
     half_spacing: f32,
-    bodies: &[[f32; 2]],
+    bodies: &BoundaryGrid,
     rho: &mut [f32],
     rho_near: &mut [f32],
 ) {
+    if walls.is_none() && bodies.is_empty() {
+        return;
+    }
     rho.par_iter_mut()
         .zip(rho_near.par_iter_mut())
         .enumerate()
         .for_each(|(i, (r, n))| {
-            let mut b = bodies.get(i).copied().unwrap_or([0.0; 2]);
+            let mut b = if bodies.is_empty() {
+                [0.0; 2]
+            } else {
+                bodies.sums(grid, grid.cell_of[i], pos[i], h)
+            };
             if let Some((w, k)) = walls {
                 let s = k.sums(w, half_spacing, pos[i]);
                 b[0] += s[0];
@@ -205,6 +302,64 @@ mod tests {
             assert!((own + g - full).abs() < 1e-12, "ratio {ratio}");
             assert!((own_near + gn - full_near).abs() < 1e-12, "ratio {ratio}");
         }
+    }
+
+    #[test]
+    fn gathered_body_sums_match_a_sum_over_every_body_particle() {
+        use crate::liquid::particles::Particles;
+        // A pseudo-random cloud of liquid particles and of body particles, some of these far
+        // outside the liquid's grid (clamped into its border cells).
+        let mut seed = 0x2545_f491u32;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed as f32 / u32::MAX as f32
+        };
+        let h = 0.02;
+        let mut p = Particles::default();
+        for _ in 0..2000 {
+            let x = Vec3A::new(next(), next(), next()) * 0.1;
+            p.push(x, Vec3A::ZERO, 0);
+        }
+        let mut b = BoundaryParticles::default();
+        for k in 0..600 {
+            let x = Vec3A::new(next(), next(), next()) * 0.14 - Vec3A::splat(0.02);
+            b.pos.push(if k % 50 == 0 { x * 10.0 } else { x });
+            b.weight.push(k as f32);
+        }
+        let mut grid = Grid::new(h);
+        grid.build(&mut p).unwrap();
+        let mut bins = BoundaryGrid::default();
+        bins.build(&grid, &b);
+        // Order (cell, index): the weights are the indices.
+        let key = |j: usize| (grid.cell_index(bins.sorted.pos[j]), bins.sorted.weight[j]);
+        assert!(
+            (1..b.len()).all(|j| key(j - 1) < key(j)),
+            "not in (cell, index) order"
+        );
+        assert_eq!(bins.cell_start.len(), grid.cells() + 1);
+        let mut near = 0;
+        for (i, &x) in p.pos.iter().enumerate() {
+            let got = bins.sums(&grid, grid.cell_of[i], x, h);
+            let (mut s, mut sn) = (0.0f64, 0.0f64);
+            for (xb, w) in b.pos.iter().zip(&b.weight) {
+                let q = 1.0 - (*xb - x).length() as f64 / h as f64;
+                if q > 0.0 {
+                    s += *w as f64 * q * q;
+                    sn += *w as f64 * q * q * q;
+                }
+            }
+            near += (s > 0.0) as usize;
+            assert!((got[0] as f64 - s).abs() <= 1e-5 * s.max(1.0), "slot {i}");
+            assert!((got[1] as f64 - sn).abs() <= 1e-5 * sn.max(1.0), "slot {i}");
+        }
+        assert!(
+            near > 1000,
+            "only {near} liquid particles near a body particle"
+        );
+        bins.build(&grid, &BoundaryParticles::default());
+        assert!(bins.is_empty() && bins.cell_start.is_empty());
     }
 
     #[test]

@@ -61,6 +61,11 @@ impl Grid {
         self.dims
     }
 
+    /// Number of cells.
+    pub fn cells(&self) -> usize {
+        self.dims.iter().map(|&d| d as usize).product()
+    }
+
     fn cell_coords(&self, p: Vec3A) -> [u32; 3] {
         let c = ((p - self.origin) / self.cell).floor();
         [
@@ -125,7 +130,7 @@ impl Grid {
         let n = p.len();
         self.origin = origin;
         self.dims = dims;
-        let ncells = dims.iter().map(|&d| d as usize).product::<usize>();
+        let ncells = self.cells();
 
         // Cell of every particle, counts, exclusive prefix sum, stable scatter.
         let cell_of: Vec<u32> = p
@@ -164,25 +169,21 @@ impl Grid {
         p.permute(&perm);
     }
 
-    /// Call `f(j, r2)` for every particle `j` closer than `h` to the point `x` (which may lie
-    /// outside the grid: it is clamped into the border cells, as the GPU does), in a fixed order.
-    pub fn for_each_near(&self, pos: &[Vec3A], x: Vec3A, h: f32, mut f: impl FnMut(usize, f32)) {
-        let h2 = h * h;
-        let [cx, cy, cz] = self.cell_coords(x);
+    /// Call `f(first, end)` for each of the (up to) 9 rows of cells around cell `c`, z then y
+    /// outermost: the cells `first..end` of a row are contiguous (x fastest), clamped to the
+    /// grid. Any array binned into these cells gathers over the 27 cells in this order.
+    #[inline(always)]
+    pub fn for_each_row_near(&self, c: u32, mut f: impl FnMut(usize, usize)) {
         let (nx, ny) = (self.dims[0], self.dims[1]);
+        let cx = c % nx;
+        let cy = (c / nx) % ny;
+        let cz = c / (nx * ny);
         let x0 = cx.saturating_sub(1);
         let x1 = (cx + 1).min(nx - 1);
         for z in cz.saturating_sub(1)..=(cz + 1).min(self.dims[2] - 1) {
             for y in cy.saturating_sub(1)..=(cy + 1).min(ny - 1) {
                 let row = (z * ny + y) * nx;
-                let start = self.cell_start[(row + x0) as usize] as usize;
-                let end = self.cell_start[(row + x1) as usize + 1] as usize;
-                for (k, &xj) in pos[start..end].iter().enumerate() {
-                    let r2 = (xj - x).length_squared();
-                    if r2 < h2 {
-                        f(start + k, r2);
-                    }
-                }
+                f((row + x0) as usize, (row + x1) as usize + 1);
             }
         }
     }

@@ -1,6 +1,6 @@
 //! One liquid step in the order of DESIGN.md: gravity, viscosity, prediction, relaxation,
 //! walls, velocity update.
-use super::boundary::{self, BoundaryParticles, WallKernel};
+use super::boundary::{self, BoundaryGrid, BoundaryParticles, WallKernel};
 use super::grid::Grid;
 use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
@@ -24,8 +24,8 @@ pub struct LiquidSolver {
     pub lists: NeighbourLists,
     /// Body particles that lend their kernel sums to the liquid this step (world positions).
     pub boundary: BoundaryParticles,
+    boundary_grid: BoundaryGrid,
     wall_kernel: Option<WallKernel>,
-    body_sums: Vec<[f32; 2]>,
     buffers: RelaxationBuffers,
     dv: Vec<Vec3A>,
 }
@@ -43,19 +43,19 @@ impl LiquidSolver {
             grid,
             lists: NeighbourLists::default(),
             boundary: BoundaryParticles::default(),
+            boundary_grid: BoundaryGrid::default(),
             wall_kernel,
-            body_sums: Vec::new(),
             buffers: RelaxationBuffers::default(),
             dv: Vec::new(),
         }
     }
 
-    /// Sort the particles into the grid and gather their neighbour lists (and the bodies'
-    /// kernel sums at every slot).
+    /// Sort the particles into the grid and gather their neighbour lists (and bin the body
+    /// boundary particles into the same cells).
     pub fn rebuild_neighbours(&mut self, p: &mut Particles) -> Result<()> {
         self.grid.build(p)?;
         self.lists.build(&p.pos, &self.grid, self.params.h);
-        self.body_sums = boundary::body_sums(&p.pos, &self.grid, self.params.h, &self.boundary);
+        self.boundary_grid.build(&self.grid, &self.boundary);
         Ok(())
     }
 
@@ -66,9 +66,11 @@ impl LiquidSolver {
         relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near);
         boundary::add_boundary_sums(
             &p.pos,
+            &self.grid,
+            params.h,
             params.walls.as_ref().zip(self.wall_kernel.as_ref()),
             params.spacing / 2.0,
-            &self.body_sums,
+            &self.boundary_grid,
             &mut p.rho,
             &mut b.rho_near,
         );

@@ -132,6 +132,9 @@ impl Simulation {
         if !self.body_boundary.is_empty() {
             self.body_boundary
                 .place(&self.bodies, &mut self.liquid.boundary);
+            if let Some(g) = self.gpu.as_mut() {
+                g.set_boundary(&self.liquid.boundary)?;
+            }
         }
         if let Some(g) = self.gpu.as_mut() {
             if !g.is_uploaded() {

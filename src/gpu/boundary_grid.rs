@@ -1,0 +1,97 @@
+//! The body boundary particles binned into the liquid grid's cells (shaders/gpu/boundary_grid.wgsl):
+//! their cells, then the liquid's `count` and `prefix_sum` passes into a cell-start buffer of
+//! their own, then a scatter, a per-cell sort by index and a gather, so the order is (cell,
+//! index) exactly as the CPU's [`BoundaryGrid`]. The density pass gathers from it.
+use super::kernel::Kernel;
+use crate::liquid::boundary::{BoundaryGrid, BoundaryParticles};
+use crate::liquid::grid::Grid;
+
+/// The pass's pipelines (`cell_index`, `scatter`, `sort_cells`, `gather`).
+#[derive(Debug)]
+pub struct BoundaryGridPass {
+    /// Its kernel.
+    pub kernel: Kernel,
+}
+
+/// The buffers the binning reads and writes.
+#[derive(Debug)]
+pub struct BoundaryGridBuffers<'a> {
+    /// Positions (w: weight) as uploaded.
+    pub input: &'a wgpu::Buffer,
+    /// Cell of each uploaded particle.
+    pub cell_of: &'a wgpu::Buffer,
+    /// Cell starts (the prefix sum of the counts).
+    pub cell_start: &'a wgpu::Buffer,
+    /// Cursors (clear on entry to the scatter).
+    pub cursor: &'a wgpu::Buffer,
+    /// Permutation: slot -> uploaded index.
+    pub perm: &'a wgpu::Buffer,
+    /// Positions and weights in (cell, index) order.
+    pub sorted: &'a wgpu::Buffer,
+}
+
+impl BoundaryGridPass {
+    /// Compile the pass.
+    pub fn new(device: &wgpu::Device) -> BoundaryGridPass {
+        let src = include_str!("../../shaders/gpu/boundary_grid.wgsl");
+        BoundaryGridPass {
+            kernel: Kernel::new(
+                device,
+                "boundary_grid",
+                src,
+                true,
+                6,
+                &["cell_index", "scatter", "sort_cells", "gather"],
+            ),
+        }
+    }
+
+    fn bind(
+        &self,
+        device: &wgpu::Device,
+        params: &wgpu::Buffer,
+        b: &BoundaryGridBuffers<'_>,
+    ) -> wgpu::BindGroup {
+        self.kernel.bind(
+            device,
+            params,
+            &[b.input, b.cell_of, b.cell_start, b.cursor, b.perm, b.sorted],
+        )
+    }
+
+    /// Record the cell of each of the `n` particles (`params.n` must be `n`).
+    pub fn dispatch_cells(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        params: &wgpu::Buffer,
+        b: &BoundaryGridBuffers<'_>,
+        n: u32,
+    ) {
+        let g = self.bind(device, params, b);
+        self.kernel.dispatch(pass, "cell_index", &g, n);
+    }
+
+    /// Record scatter, per-cell sort and gather (after the counts' prefix sum).
+    pub fn dispatch_sort(
+        &self,
+        device: &wgpu::Device,
+        pass: &mut wgpu::ComputePass<'_>,
+        params: &wgpu::Buffer,
+        b: &BoundaryGridBuffers<'_>,
+        n: u32,
+        ncells: u32,
+    ) {
+        let g = self.bind(device, params, b);
+        self.kernel.dispatch(pass, "scatter", &g, n);
+        self.kernel.dispatch(pass, "sort_cells", &g, ncells);
+        self.kernel.dispatch(pass, "gather", &g, n);
+    }
+}
+
+/// CPU twin: the CPU backend's binning into a grid with the GPU grid's bounds.
+pub fn cpu_twin(grid: &Grid, boundary: &BoundaryParticles) -> BoundaryGrid {
+    let mut b = BoundaryGrid::default();
+    b.build(grid, boundary);
+    b
+}
