@@ -7,6 +7,7 @@ use super::body_contacts::{BodyContact, body_body_contacts, wall_contacts};
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex, merge_touching};
 use crate::gpu::GpuLiquidSolver;
 use crate::gpu::contacts::{BodyParticle, Contact};
+use crate::joints::{self, Joint};
 use crate::lcp::{self, StructuredProblem, StructuredRow, body_inverse_mass};
 use crate::liquid::Particles;
 use crate::liquid::params::LiquidParams;
@@ -59,6 +60,12 @@ pub struct Coupler {
     pub report: CouplingReport,
     /// The problem of a step whose solve failed, for `sphrigid lcp solve` to replay.
     pub failure: Option<Box<CouplingFailure>>,
+    /// Joints between the bodies: their rows join the contacts' in every solve, and bodies
+    /// they link do not collide with each other.
+    pub joints: Vec<Joint>,
+    /// Each body's momentum change `(dp, dl)` in the last solve: the joints' rows take it as
+    /// their guess of this step's.
+    last_impulses: Vec<[DVec3; 2]>,
 }
 
 fn j_row(n: DVec3, r: DVec3, sign: f64) -> [f64; 6] {
@@ -92,6 +99,8 @@ impl Coupler {
             options: lcp::Options::default(),
             report: CouplingReport::default(),
             failure: None,
+            joints: Vec::new(),
+            last_impulses: Vec::new(),
         }
     }
 
@@ -239,7 +248,7 @@ impl Coupler {
     ) -> Result<Vec<(u32, DVec3)>> {
         let r_l = params.spacing as f64 / 2.0;
         let v_rest = 2.0 * gravity.length() * dt;
-        let mut solid: Vec<BodyContact> = body_body_contacts(bodies, &self.index);
+        let mut solid = self.unlinked_contacts(bodies);
         if let Some(w) = &params.walls {
             solid.extend(wall_contacts(bodies, w, r_l));
         }
@@ -253,7 +262,14 @@ impl Coupler {
                 touched[b as usize] = true;
             }
         }
-        // Bodies in contact take gravity as an impulse now (predicted velocities); the rest
+        for b in self
+            .joints
+            .iter()
+            .flat_map(|j| j.ends.into_iter().flatten())
+        {
+            touched[b] = true;
+        }
+        // Bodies in contact or in a joint take gravity as an impulse now (predicted velocities); the rest
         // integrate it exactly below.
         for (b, body) in bodies.iter_mut().enumerate() {
             if touched[b] && body.dynamic {
@@ -261,13 +277,23 @@ impl Coupler {
                 body.apply_impulse(weight * dt, body.state.x);
             }
         }
-        let (problem, slots) = assemble(bodies, liquid, &solid, v_rest);
+        let (mut problem, slots) = assemble(bodies, liquid, &solid, v_rest);
+        let dyn_index = dynamic_index(bodies);
+        joints::append_rows(
+            &mut problem,
+            bodies,
+            &dyn_index,
+            &self.joints,
+            &self.last_impulses,
+            dt,
+        );
         self.report = CouplingReport {
             liquid_contacts: liquid.len(),
             body_contacts: solid.len(),
             rows: problem.rows.len(),
             iterations: 0,
         };
+        let momenta: Vec<[DVec3; 2]> = bodies.iter().map(|b| [b.state.p, b.state.l]).collect();
         let mut dv = Vec::new();
         if !problem.rows.is_empty() {
             let sol = lcp::solve_structured(&problem, &self.options);
@@ -292,6 +318,11 @@ impl Coupler {
             self.report.iterations = sol.iterations;
             dv = apply(bodies, &problem, &slots, &sol.z);
         }
+        if !self.joints.is_empty() {
+            self.last_impulses = (bodies.iter().zip(momenta))
+                .map(|(b, [p, l])| [b.state.p - p, b.state.l - l])
+                .collect();
+        }
         for (b, body) in bodies.iter_mut().enumerate() {
             if touched[b] {
                 body.step(dt, DVec3::ZERO, DVec3::ZERO);
@@ -302,12 +333,23 @@ impl Coupler {
         Ok(dv)
     }
 
+    /// Body/body contacts, except between bodies that a joint links.
+    fn unlinked_contacts(&self, bodies: &[RigidBody]) -> Vec<BodyContact> {
+        let mut solid = body_body_contacts(bodies, &self.index);
+        if !self.joints.is_empty() {
+            solid.retain(|c| {
+                c.b.is_none_or(|b| !joints::linked(&self.joints, c.a as usize, b as usize))
+            });
+        }
+        solid
+    }
+
     /// Push bodies out of the walls and apart from each other (shared by inverse mass) to
     /// within a small slop, so that errors do not accumulate.
     fn correct_bodies(&self, params: &LiquidParams, bodies: &mut [RigidBody]) {
         let r_l = params.spacing as f64 / 2.0;
         let mut shift = vec![DVec3::ZERO; bodies.len()];
-        let mut solid = body_body_contacts(bodies, &self.index);
+        let mut solid = self.unlinked_contacts(bodies);
         if let Some(w) = &params.walls {
             solid.extend(wall_contacts(bodies, w, r_l));
         }
@@ -335,6 +377,8 @@ impl Coupler {
                 body.state.x += s;
             }
         }
+        // What the step and the push-out left of the joints' errors is projected out.
+        joints::project(bodies, &self.joints);
     }
 }
 
@@ -428,6 +472,22 @@ fn assemble(
         }
     }
     (prob, slots)
+}
+
+/// Each body's index among the dynamic bodies (the problem's bodies), `usize::MAX` for static ones.
+fn dynamic_index(bodies: &[RigidBody]) -> Vec<usize> {
+    let mut next = 0;
+    bodies
+        .iter()
+        .map(|b| {
+            if b.dynamic {
+                next += 1;
+                next - 1
+            } else {
+                usize::MAX
+            }
+        })
+        .collect()
 }
 
 /// Make the component of `shift` along the unit vector `n` at least `amount`.

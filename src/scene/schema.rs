@@ -27,6 +27,9 @@ pub struct Scene {
     /// Rigid bodies (`[[body]]` tables), each a clump of particles; see `rigid::spec`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub body: Vec<crate::rigid::BodySpec>,
+    /// Joints between bodies (`[[joint]]` tables); see `joints::spec`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joint: Vec<crate::joints::JointSpec>,
 }
 
 /// Frames, frame rate and time stepping.

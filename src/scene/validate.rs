@@ -222,5 +222,23 @@ pub fn validate(scene: &Scene, origin: &Origin) -> Result<()> {
             );
         }
     }
+    let mut joint_names = std::collections::HashSet::new();
+    for (i, j) in scene.joint.iter().enumerate() {
+        let p = root.key("joint").index(i);
+        if let Err(problem) = j.check(&scene.body) {
+            let path = problem
+                .key
+                .split('.')
+                .fold(p, crate::joints::spec::key_with_index);
+            return err(path, problem.problem, &problem.fix);
+        }
+        if !joint_names.insert(j.name_or_default(i)) {
+            return err(
+                p.key("name"),
+                format!("a second joint is named '{}'", j.name_or_default(i)),
+                "give every joint its own name (it names the joint's rows in joint_errors.csv)",
+            );
+        }
+    }
     Ok(())
 }

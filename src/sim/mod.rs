@@ -6,6 +6,7 @@ use crate::coupling::kernel_boundary::BodyBoundary;
 use crate::coupling::lcp_step::{Coupler, CouplingFailure};
 use crate::gpu::context::{AdapterKind, GpuContext};
 use crate::gpu::{GpuLiquidSolver, Timing};
+use crate::joints::{ErrorPeaks, Joint};
 use crate::liquid::{LiquidParams, LiquidSolver, Particles};
 use crate::rigid::RigidBody;
 use crate::scene::Scene;
@@ -31,6 +32,8 @@ pub struct Simulation {
     pub body_boundary: BodyBoundary,
     /// The contact problem of a step whose solve failed, for `sphrigid lcp solve` to replay.
     pub failed_lcp: Option<Box<CouplingFailure>>,
+    /// The joints' largest errors over the steps since the last frame written.
+    pub joint_peaks: ErrorPeaks,
     /// Gravity, m/s^2 (applied to dynamic bodies; the liquid has its own copy).
     pub gravity: DVec3,
     /// Step size, s.
@@ -64,6 +67,7 @@ impl Simulation {
             coupler: None,
             body_boundary: BodyBoundary::default(),
             failed_lcp: None,
+            joint_peaks: ErrorPeaks::default(),
             gravity: DVec3::from_array(scene.gravity),
             dt,
             substeps,
@@ -86,7 +90,10 @@ impl Simulation {
         sim.removed_inside_bodies =
             crate::coupling::inside::remove_liquid_inside(&mut sim.particles, &sim.bodies);
         if !sim.bodies.is_empty() {
-            sim.coupler = Some(Coupler::new(&sim.bodies));
+            let mut coupler = Coupler::new(&sim.bodies);
+            coupler.joints =
+                crate::joints::build_joints(&scene.joint, &scene.body, &sim.bodies, scene_file)?;
+            sim.coupler = Some(coupler);
             let p = &sim.liquid.params;
             sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
             sim.body_boundary
@@ -103,6 +110,11 @@ impl Simulation {
             )?);
         }
         Ok(sim)
+    }
+
+    /// The joints between the bodies (none without bodies).
+    pub fn joints(&self) -> &[Joint] {
+        self.coupler.as_ref().map_or(&[], |c| &c.joints)
     }
 
     /// The backend the liquid steps on.
@@ -155,6 +167,9 @@ impl Simulation {
             if let Err(e) = result {
                 self.failed_lcp = coupler.failure.take();
                 return Err(e);
+            }
+            if !coupler.joints.is_empty() {
+                self.joint_peaks.observe(&coupler.joints, &self.bodies);
             }
         }
         self.steps += 1;
