@@ -63,9 +63,6 @@ pub struct Coupler {
     /// Joints between the bodies: their rows join the contacts' in every solve, and bodies
     /// they link do not collide with each other.
     pub joints: Vec<Joint>,
-    /// Each body's momentum change `(dp, dl)` in the last solve: the joints' rows take it as
-    /// their guess of this step's.
-    last_impulses: Vec<[DVec3; 2]>,
 }
 
 fn j_row(n: DVec3, r: DVec3, sign: f64) -> [f64; 6] {
@@ -100,7 +97,6 @@ impl Coupler {
             report: CouplingReport::default(),
             failure: None,
             joints: Vec::new(),
-            last_impulses: Vec::new(),
         }
     }
 
@@ -279,21 +275,13 @@ impl Coupler {
         }
         let (mut problem, slots) = assemble(bodies, liquid, &solid, v_rest);
         let dyn_index = dynamic_index(bodies);
-        joints::append_rows(
-            &mut problem,
-            bodies,
-            &dyn_index,
-            &self.joints,
-            &self.last_impulses,
-            dt,
-        );
+        joints::append_rows(&mut problem, bodies, &dyn_index, &self.joints, dt);
         self.report = CouplingReport {
             liquid_contacts: liquid.len(),
             body_contacts: solid.len(),
             rows: problem.rows.len(),
             iterations: 0,
         };
-        let momenta: Vec<[DVec3; 2]> = bodies.iter().map(|b| [b.state.p, b.state.l]).collect();
         let mut dv = Vec::new();
         if !problem.rows.is_empty() {
             let sol = lcp::solve_structured(&problem, &self.options);
@@ -317,11 +305,6 @@ impl Coupler {
             let sol = sol.expect("checked above");
             self.report.iterations = sol.iterations;
             dv = apply(bodies, &problem, &slots, &sol.z);
-        }
-        if !self.joints.is_empty() {
-            self.last_impulses = (bodies.iter().zip(momenta))
-                .map(|(b, [p, l])| [b.state.p - p, b.state.l - l])
-                .collect();
         }
         for (b, body) in bodies.iter_mut().enumerate() {
             if touched[b] {

@@ -2,17 +2,15 @@
 //! joint holds, and unilateral rows, bounds [0, inf), for a hinge's limits.
 //!
 //! The rows are position-level. A trial step moves the joint's bodies with their own
-//! integrator from their predicted velocities plus a guess `dv` of what the solve will add (the
-//! last step's velocity change); `C_trial` is the error each row would be left with. With
-//! `w = J (v' - v_pred) + q`, a free row's `w = 0` asks the impulses to leave the error
-//! `C_trial + dt J (v' - v_pred - dv)` = 0 at the end of the step, to first order in the
-//! guess's miss, so the curvature of the motion (an anchor swinging on its arc, the
-//! gyroscopic turn of a body, the centripetal pull of the joint itself) is taken out in the
-//! same solve instead of being left behind as drift. The joint's `stabilization` beta is the
-//! fraction of the error already present that is removed per step (Baumgarte):
-//! `q = (C_trial - (1 - beta) C_now) / dt - J dv`. A limit row is speculative: while the hinge
-//! is inside its range, the row lets the angle reach the limit at the end of the step and no
-//! further.
+//! integrator at their predicted velocities (no impulses); `C_trial` is the error each row
+//! would be left with. With `w = J (v' - v_pred) + q`, a free row's `w = 0` asks the impulses
+//! to leave the error `C_trial + dt J (v' - v_pred)` = 0 at the end of the step, to first
+//! order in the impulses, so the curvature of the motion (an anchor swinging on its arc, the
+//! gyroscopic turn of a body) is taken out in the same solve instead of being left behind as
+//! drift. The joint's `stabilization` beta is the fraction of the error already present that
+//! is removed per step (Baumgarte): `q = (C_trial - (1 - beta) C_now) / dt`. A limit row is
+//! speculative: while the hinge is inside its range, the row lets the angle reach the limit at
+//! the end of the step and no further.
 use super::joint::{Joint, JointKind, Pose};
 use crate::lcp::{StructuredProblem, StructuredRow};
 use crate::rigid::{RigidBody, integrators};
@@ -25,25 +23,20 @@ enum Direction {
     Angular(DVec3),
 }
 
-/// The pose a body would reach over `dt` with its momenta changed by `(dp, dl)`, with no force.
-fn trial_pose(body: &RigidBody, [dp, dl]: [DVec3; 2], dt: f64) -> Pose {
-    if !body.dynamic {
-        return Pose {
-            x: body.state.x,
-            q: body.state.q,
-        };
-    }
-    let mut start = body.state;
-    start.p += dp;
-    start.l += dl;
-    let s = integrators::step(
-        body.integrator,
-        &start,
-        &body.inertia,
-        dt,
-        DVec3::ZERO,
-        DVec3::ZERO,
-    );
+/// The pose a body would reach over `dt` at its current velocities, with no force or impulse.
+fn trial_pose(body: &RigidBody, dt: f64) -> Pose {
+    let s = if body.dynamic {
+        integrators::step(
+            body.integrator,
+            &body.state,
+            &body.inertia,
+            dt,
+            DVec3::ZERO,
+            DVec3::ZERO,
+        )
+    } else {
+        body.state
+    };
     Pose { x: s.x, q: s.q }
 }
 
@@ -153,36 +146,23 @@ pub(crate) fn moves(joint: &Joint, bodies: &[RigidBody]) -> bool {
 }
 
 /// Append the rows of `joints` to `prob`. `dyn_index` maps a body to its index among the
-/// problem's dynamic bodies; `dt` is the step. `guess` holds, per body, a guess `(dp, dl)` of
-/// the momentum change the solve will give it (the last step's; empty for none): the trial
-/// step takes it, so that only the guess's error is linearised. Joints whose ends are both
-/// static add nothing.
+/// problem's dynamic bodies; `dt` is the step. Joints whose ends are both static add nothing.
 pub fn append_rows(
     prob: &mut StructuredProblem,
     bodies: &[RigidBody],
     dyn_index: &[usize],
     joints: &[Joint],
-    guess: &[[DVec3; 2]],
     dt: f64,
 ) {
     if joints.is_empty() {
         return;
     }
-    let guess_of = |b: usize| guess.get(b).copied().unwrap_or([DVec3::ZERO; 2]);
     let now = Pose::of_all(bodies);
     let mut trial = now.clone();
-    // The guessed velocity change of every body, [linear; angular].
-    let mut dv = vec![[0.0; 6]; bodies.len()];
     let mut stepped = vec![false; bodies.len()];
     for b in joints.iter().flat_map(|j| j.ends.into_iter().flatten()) {
         if !stepped[b] {
-            let [dp, dl] = guess_of(b);
-            trial[b] = trial_pose(&bodies[b], [dp, dl], dt);
-            let (lin, ang) = (
-                dp / bodies[b].mass(),
-                bodies[b].world_inverse_inertia() * dl,
-            );
-            dv[b] = [lin.x, lin.y, lin.z, ang.x, ang.y, ang.z];
+            trial[b] = trial_pose(&bodies[b], dt);
             stepped[b] = true;
         }
     }
@@ -190,15 +170,6 @@ pub fn append_rows(
         let (rows, c_now, layout) = rows_at(joint, bodies, dyn_index, &now);
         let c_trial = errors(joint, &layout, &trial);
         let keep = 1.0 - joint.stabilization;
-        // The guess's share of each row's velocity, J dv: the solve's impulses are measured
-        // from the predicted velocities, the trial from the guessed ones.
-        let guessed = |row: &StructuredRow| -> f64 {
-            let ends = joint.ends.iter().flatten().filter(|&&b| bodies[b].dynamic);
-            row.body_terms()
-                .zip(ends)
-                .map(|(t, &b)| t.j.iter().zip(&dv[b]).map(|(a, c)| a * c).sum::<f64>())
-                .sum()
-        };
         for (i, mut row) in rows.into_iter().enumerate() {
             // A limit's room may close entirely inside the range; an overshoot is taken back
             // like any other error.
@@ -207,7 +178,7 @@ pub fn append_rows(
             } else {
                 c_now[i]
             };
-            row.q = (c_trial[i] - keep * already) / dt - guessed(&row);
+            row.q = (c_trial[i] - keep * already) / dt;
             prob.rows.push(row);
         }
     }

@@ -81,7 +81,8 @@ impl JointSpec {
     }
 
     /// Check every value that can be checked against the scene's body tables; the key named is
-    /// relative to the `[[joint]]` table (`bodies[1]`, `axis`, ...).
+    /// relative to the `[[joint]]` table (`bodies[1]`, `axis`, ...; empty for the table itself,
+    /// when a key is missing).
     pub fn check(&self, bodies: &[BodySpec]) -> std::result::Result<(), SpecProblem> {
         if let Some(name) = &self.name
             && (name.is_empty()
@@ -166,7 +167,7 @@ impl JointSpec {
                 only("limits", self.limits.is_some(), "hinge")?;
                 let Some(anchors) = &self.anchors else {
                     return problem(
-                        "anchors",
+                        "",
                         "a distance joint needs its two anchors".into(),
                         "add anchors = [[x, y, z], [x, y, z]]: a point on each body, world frame at time 0",
                     );
@@ -203,7 +204,7 @@ impl JointSpec {
                 match &self.anchor {
                     None => {
                         return problem(
-                            "anchor",
+                            "",
                             format!("a {} joint needs its anchor", self.type_name()),
                             "add anchor = [x, y, z]: the point where the bodies are held together, world frame at time 0",
                         );
@@ -239,7 +240,7 @@ impl JointSpec {
         match &self.axis {
             None => {
                 return problem(
-                    "axis",
+                    "",
                     "a hinge joint needs its axis".into(),
                     "add axis = [x, y, z]: the direction of the hinge, world frame at time 0",
                 );
@@ -413,8 +414,12 @@ pub fn build_joints(
         .collect()
 }
 
-/// Extend `path` by a key that may end in an index, `bodies[1]` or `anchors[0]`.
+/// Extend `path` by a key that may end in an index, `bodies[1]` or `anchors[0]`; an empty key
+/// is the table itself.
 pub fn key_with_index(path: KeyPath, key: &str) -> KeyPath {
+    if key.is_empty() {
+        return path;
+    }
     match key.split_once('[') {
         Some((k, rest)) => match rest.trim_end_matches(']').parse::<usize>() {
             Ok(i) => path.key(k).index(i),
@@ -462,7 +467,7 @@ mod tests {
         let hinge = "type = \"hinge\"\nbodies = [\"gate\", \"world\"]\nanchor = [1, 0.1, 0]\n";
         for (text, key) in [
             (format!("{hinge}axis = [0, 0, 0]\n"), "axis"),
-            (hinge.to_string(), "axis"),
+            (hinge.to_string(), ""),
             (
                 hinge.replace("\"gate\", \"world\"", "\"gat\", \"world\""),
                 "bodies[0]",
@@ -484,7 +489,7 @@ mod tests {
             ),
             (
                 "type = \"ball\"\nbodies = [\"gate\", \"world\"]\n".into(),
-                "anchor",
+                "",
             ),
             (
                 "type = \"ball\"\nbodies = [\"gate\", \"world\"]\nanchor = [1, 0, 0]\naxis = [1, 0, 0]\n"
