@@ -62,14 +62,15 @@ fn layout(joint: &Joint, now: &[Pose]) -> Layout {
         }
     }
     if let JointKind::Hinge { limits } = joint.kind {
-        // Axis 1 has no component along the two directions t_k normal to axis 0 (t_k fixed in
-        // end 0): `d/dt (a_1 . t_k) = (w_0 - w_1) . (t_k x a_1)`.
-        let (a0, a1) = (joint.axis_world(0, now), joint.axis_world(1, now));
-        let (t1, t2) = a0.any_orthonormal_pair();
-        let q0 = joint.pose(0, now).q.conjugate();
-        normals = [q0 * t1, q0 * t2];
-        for t in [t1, t2] {
-            rows.push((Direction::Angular(t.cross(a1)), false));
+        // Axis 1 has no component along the two directions t_k normal to axis 0, fixed in end
+        // 0's frame (so they never flip from one step to the next):
+        // `d/dt (a_1 . t_k) = (w_0 - w_1) . (t_k x a_1)`.
+        let a1 = joint.axis_world(1, now);
+        let (s1, s2) = joint.axes[0].any_orthonormal_pair();
+        normals = [s1, s2];
+        let q0 = joint.pose(0, now).q;
+        for s in normals {
+            rows.push((Direction::Angular((q0 * s).cross(a1)), false));
         }
         if limits.is_some() {
             // `d/dt angle = (w_0 - w_1) . a_1`.
