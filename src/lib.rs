@@ -6,6 +6,7 @@ pub mod coupling;
 pub mod error;
 pub mod figure;
 pub mod gpu;
+pub mod joints;
 pub mod lcp;
 pub mod liquid;
 pub mod output;

@@ -101,6 +101,17 @@ pub fn run(args: CheckArgs) -> Result<()> {
             b.integrator.name()
         );
     }
+    let joints = crate::joints::build_joints(&s.joint, &s.body, &bodies, &loaded.file)?;
+    for (j, spec) in joints.iter().zip(&s.joint) {
+        println!(
+            "  joint {:12} {} linking {} and {}, {} rows",
+            j.name,
+            j.kind.name(),
+            spec.bodies[0],
+            spec.bodies[1],
+            j.kind.rows()
+        );
+    }
     println!("  output             {}", loaded.output_dir(None).display());
     Ok(())
 }

@@ -3,13 +3,14 @@
 //! impulses on the liquid and the bodies, body poses, and a position-level correction of what
 //! still overlaps. The liquid may live on the CPU ([`Coupler::step`]) or on the GPU
 //! ([`Coupler::step_gpu`]): either way only the touching particles enter the solve.
-use super::assemble::{Contacts, apply, assemble};
+use super::assemble::{Contacts, apply, assemble, dynamic_index};
 use super::body_contacts::{BodyContact, body_body_contacts, wall_contacts};
 use super::correction::{correct_bodies, push_out};
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
 use super::penalty::{PenaltyParams, apply_penalty};
 use super::touches::{LiquidTouch, cpu_touches, gpu_touches, to_f};
 use crate::gpu::GpuLiquidSolver;
+use crate::joints::{self, Joint};
 use crate::lcp::{self, StructuredProblem};
 use crate::liquid::Particles;
 use crate::liquid::params::LiquidParams;
@@ -62,6 +63,9 @@ pub struct Coupler {
     /// The unsolved problem of the last step when it fell back to penalty (the runner logs
     /// it and writes it out).
     pub fallback: Option<Box<CouplingFailure>>,
+    /// Joints between the bodies: their rows join the contacts' in every solve, and bodies
+    /// they link do not collide with each other.
+    pub joints: Vec<Joint>,
 }
 
 impl Coupler {
@@ -79,7 +83,27 @@ impl Coupler {
             report: CouplingReport::default(),
             failure: None,
             fallback: None,
+            joints: Vec::new(),
         }
+    }
+
+    /// Body/body contacts, except between bodies that a joint links.
+    fn unlinked_contacts(&self, bodies: &[RigidBody]) -> Vec<BodyContact> {
+        let mut solid = body_body_contacts(bodies, &self.index);
+        if !self.joints.is_empty() {
+            solid.retain(|c| {
+                c.b.is_none_or(|b| !joints::linked(&self.joints, c.a as usize, b as usize))
+            });
+        }
+        solid
+    }
+
+    /// The end of a step at position level: bodies out of walls and each other (and off walls
+    /// where liquid is caught, `shifts`), then what is left of the joints' errors.
+    fn correct(&self, params: &LiquidParams, bodies: &mut [RigidBody], shifts: &[DVec3]) {
+        correct_bodies(params, bodies, self.unlinked_contacts(bodies), shifts);
+        // What the step and the push-out left of the joints' errors is projected out.
+        joints::project(bodies, &self.joints);
     }
 
     /// Whether contacts are also corrected at position level (the LCP coupling; the penalty
@@ -116,12 +140,7 @@ impl Coupler {
             let shifts = self.push_liquid_out(&after, params, bodies.len(), |slot, d| {
                 p.pos[slot as usize] += d;
             });
-            correct_bodies(
-                params,
-                bodies,
-                body_body_contacts(bodies, &self.index),
-                &shifts,
-            );
+            self.correct(params, bodies, &shifts);
         }
         Ok(())
     }
@@ -151,12 +170,7 @@ impl Coupler {
                 push.push((slot, d));
             });
             gpu.push_out(&push)?;
-            correct_bodies(
-                params,
-                bodies,
-                body_body_contacts(bodies, &self.index),
-                &shifts,
-            );
+            self.correct(params, bodies, &shifts);
         }
         Ok(())
     }
@@ -193,7 +207,7 @@ impl Coupler {
             t.new = !self.touching.contains(&(t.contact.body, t.id));
         }
         self.touching = liquid.iter().map(|t| (t.contact.body, t.id)).collect();
-        let mut solid: Vec<BodyContact> = body_body_contacts(bodies, &self.index);
+        let mut solid = self.unlinked_contacts(bodies);
         if let Some(w) = &params.walls {
             solid.extend(wall_contacts(bodies, w, r_l));
         }
@@ -207,8 +221,15 @@ impl Coupler {
                 touched[b as usize] = true;
             }
         }
-        // Bodies in contact take gravity as an impulse now (predicted velocities); the rest
-        // integrate it exactly below.
+        for b in self
+            .joints
+            .iter()
+            .flat_map(|j| j.ends.into_iter().flatten())
+        {
+            touched[b] = true;
+        }
+        // Bodies in contact or in a joint take gravity as an impulse now (predicted
+        // velocities); the rest integrate it exactly below.
         for (b, body) in bodies.iter_mut().enumerate() {
             if touched[b] && body.dynamic {
                 let weight = gravity * body.mass();
@@ -232,7 +253,7 @@ impl Coupler {
         };
         let dv = match self.method {
             CouplingMethod::Penalty => apply_penalty(&self.penalty, bodies, &liquid, &solid, dt),
-            CouplingMethod::Lcp => match self.solve_lcp(bodies, &contacts) {
+            CouplingMethod::Lcp => match self.solve_lcp(bodies, &contacts, dt) {
                 Ok(dv) => dv,
                 Err(e) if self.on_failure == OnLcpFailure::Penalty => {
                     self.fallback = Some(self.failure.take().ok_or(e)?);
@@ -257,8 +278,16 @@ impl Coupler {
         &mut self,
         bodies: &mut [RigidBody],
         contacts: &Contacts,
+        dt: f64,
     ) -> Result<Vec<(u32, DVec3)>> {
-        let (problem, slots) = assemble(bodies, contacts);
+        let (mut problem, slots) = assemble(bodies, contacts);
+        joints::append_rows(
+            &mut problem,
+            bodies,
+            &dynamic_index(bodies),
+            &self.joints,
+            dt,
+        );
         self.report.rows = problem.rows.len();
         if problem.rows.is_empty() {
             return Ok(Vec::new());

@@ -30,6 +30,9 @@ pub struct Scene {
     /// How contacts between liquid, bodies and walls are resolved.
     #[serde(default)]
     pub coupling: CouplingSpec,
+    /// Joints between bodies (`[[joint]]` tables); see `joints::spec`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub joint: Vec<crate::joints::JointSpec>,
 }
 
 /// How contacts are resolved: exactly through the LCP, or by penalty springs.

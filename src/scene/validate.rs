@@ -223,6 +223,24 @@ pub fn validate(scene: &Scene, origin: &Origin) -> Result<()> {
             );
         }
     }
+    let mut joint_names = std::collections::HashSet::new();
+    for (i, j) in scene.joint.iter().enumerate() {
+        let p = root.key("joint").index(i);
+        if let Err(problem) = j.check(&scene.body) {
+            let path = problem
+                .key
+                .split('.')
+                .fold(p, crate::joints::spec::key_with_index);
+            return err(path, problem.problem, &problem.fix);
+        }
+        if !joint_names.insert(j.name_or_default(i)) {
+            return err(
+                p.key("name"),
+                format!("a second joint is named '{}'", j.name_or_default(i)),
+                "give every joint its own name (it names the joint's rows in joint_errors.csv)",
+            );
+        }
+    }
     Ok(())
 }
 
@@ -260,6 +278,13 @@ fn validate_coupling(scene: &Scene, origin: &Origin) -> Result<()> {
             p.key("penalty_damping"),
             format!("{} is outside [0, 1]", c.penalty_damping),
             "give a fraction of critical damping between 0 and 1",
+        );
+    }
+    if c.method == super::CouplingMethod::Penalty && !scene.joint.is_empty() {
+        return err(
+            p.key("method"),
+            "joints hold only in the LCP, but the coupling is \"penalty\"".into(),
+            "use method = \"lcp\" in a scene with joints",
         );
     }
     if c.method == super::CouplingMethod::Lcp && c.solver == super::LcpSolverChoice::Lemke {

@@ -7,6 +7,7 @@ use crate::coupling::kernel_boundary::BodyBoundary;
 use crate::coupling::{Coupler, CouplingFailure};
 use crate::gpu::context::{AdapterKind, GpuContext};
 use crate::gpu::{GpuLiquidSolver, Timing};
+use crate::joints::{ErrorPeaks, Joint};
 use crate::liquid::{LiquidParams, LiquidSolver, Particles};
 use crate::rigid::RigidBody;
 use crate::scene::Scene;
@@ -35,6 +36,8 @@ pub struct Simulation {
     /// Steps (numbered from 1) whose LCP failed and fell back to penalty, with the problem,
     /// since the runner last took them.
     pub fallbacks: Vec<(u64, Box<CouplingFailure>)>,
+    /// The joints' largest errors over the steps since the last frame written.
+    pub joint_peaks: ErrorPeaks,
     /// Gravity, m/s^2 (applied to dynamic bodies; the liquid has its own copy).
     pub gravity: DVec3,
     /// Step size, s.
@@ -69,6 +72,7 @@ impl Simulation {
             body_boundary: BodyBoundary::default(),
             failed_lcp: None,
             fallbacks: Vec::new(),
+            joint_peaks: ErrorPeaks::default(),
             gravity: DVec3::from_array(scene.gravity),
             dt,
             substeps,
@@ -91,7 +95,10 @@ impl Simulation {
         sim.removed_inside_bodies =
             crate::coupling::inside::remove_liquid_inside(&mut sim.particles, &sim.bodies);
         if !sim.bodies.is_empty() {
-            sim.coupler = Some(Coupler::new(&sim.bodies, &scene.coupling));
+            let mut coupler = Coupler::new(&sim.bodies, &scene.coupling);
+            coupler.joints =
+                crate::joints::build_joints(&scene.joint, &scene.body, &sim.bodies, scene_file)?;
+            sim.coupler = Some(coupler);
             let p = &sim.liquid.params;
             sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
             sim.body_boundary
@@ -108,6 +115,11 @@ impl Simulation {
             )?);
         }
         Ok(sim)
+    }
+
+    /// The joints between the bodies (none without bodies).
+    pub fn joints(&self) -> &[Joint] {
+        self.coupler.as_ref().map_or(&[], |c| &c.joints)
     }
 
     /// The backend the liquid steps on.
@@ -166,6 +178,9 @@ impl Simulation {
             }
             if let Some(f) = coupler.fallback.take() {
                 self.fallbacks.push((self.steps + 1, f));
+            }
+            if !coupler.joints.is_empty() {
+                self.joint_peaks.observe(&coupler.joints, &self.bodies);
             }
         }
         self.steps += 1;

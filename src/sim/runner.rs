@@ -1,6 +1,7 @@
 //! Running a scene to the end: set up, step, write every frame, report progress.
 use super::Simulation;
 use crate::backend::Backend;
+use crate::joints::JointErrorWriter;
 use crate::output::{FallbackEntry, FrameWriter, Manifest};
 use crate::rigid::frames::RigidWriter;
 use crate::scene::LoadedScene;
@@ -128,14 +129,19 @@ pub fn run(
     } else {
         Some(RigidWriter::new(&opts.out)?)
     };
-    let mut write = |writer: &mut FrameWriter, sim: &Simulation, frame: u32, time: f64| {
+    let mut joint_errors = (!sim.joints().is_empty()).then(|| JointErrorWriter::new(&opts.out));
+    let mut write = |writer: &mut FrameWriter, sim: &mut Simulation, frame: u32, time: f64| {
         let extra = match rigid.as_mut() {
             Some(r) => r.write_frame(&sim.bodies, frame, time)?,
             None => Default::default(),
         };
+        if let Some(j) = joint_errors.as_mut() {
+            let joints = sim.coupler.as_ref().map_or(&[][..], |c| &c.joints);
+            j.write_frame(joints, &sim.bodies, &mut sim.joint_peaks, frame, time)?;
+        }
         writer.write_frame_with(&sim.particles, &sim.liquid.params, frame, time, extra)
     };
-    write(&mut writer, &sim, 0, 0.0)?;
+    write(&mut writer, &mut sim, 0, 0.0)?;
     let start = Instant::now();
     let mut last = Progress {
         frame: 0,
@@ -171,7 +177,7 @@ pub fn run(
         }
         let time = frame as f64 / scene.time.fps;
         let t0 = Instant::now();
-        write(&mut writer, &sim, frame, time)?;
+        write(&mut writer, &mut sim, frame, time)?;
         sim.times.add(crate::timing::Phase::Output, t0.elapsed());
         last = Progress {
             frame,

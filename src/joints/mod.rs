@@ -1,0 +1,21 @@
+//! Joints between bodies: distance, ball and hinge (with optional angle limits), each linking
+//! two bodies or a body and the static world. Their rows enter the coupling's boxed LCP beside
+//! the contacts (free rows for what a joint holds, unilateral rows for limits), aimed at the
+//! position error a trial step would leave; a post-projection takes out what the step still
+//! leaves. Their errors are written per frame to `joint_errors.csv`.
+pub mod errors_csv;
+pub mod joint;
+pub mod projection;
+pub mod rows;
+pub mod spec;
+
+pub use errors_csv::{ErrorPeaks, JointErrorWriter};
+pub use joint::{Joint, JointError, JointKind, Pose};
+pub use projection::project;
+pub use rows::append_rows;
+pub use spec::{JointSpec, JointType, build_joints};
+
+/// Whether any of `joints` links bodies `a` and `b`; such bodies do not collide with each other.
+pub fn linked(joints: &[Joint], a: usize, b: usize) -> bool {
+    joints.iter().any(|j| j.links(a, b))
+}
