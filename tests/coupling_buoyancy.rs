@@ -36,10 +36,8 @@ fn far_surface(sim: &Simulation, box_x: f64) -> f64 {
             (x.z as f64 / d).floor() as i64,
         );
         let (cx, cz) = ((key.0 as f64 + 0.5) * d, (key.1 as f64 + 0.5) * d);
-        let near_wall = cx < WALL_MARGIN
-            || cx > CONTAINER[0] - WALL_MARGIN
-            || cz < WALL_MARGIN
-            || cz > CONTAINER[1] - WALL_MARGIN;
+        let near_wall = !(WALL_MARGIN..=CONTAINER[0] - WALL_MARGIN).contains(&cx)
+            || !(WALL_MARGIN..=CONTAINER[1] - WALL_MARGIN).contains(&cz);
         if near_wall || (cx - box_x).abs() < BOX_MARGIN {
             continue;
         }

@@ -1,5 +1,5 @@
-//! Liquid/body contact detection: one contact per liquid particle and body, with the body's
-//! surface normal and the overlap of the deepest particle pair.
+//! Liquid/body contact detection: one contact per liquid particle and body, with the normal of
+//! the body's solid (the union of its particles' cells) and the overlap with it.
 use glam::{DQuat, DVec3, Vec3A};
 use sphrigid::coupling::SurfaceIndex;
 use sphrigid::rigid::{Primitive, RigidBody, Shape};
@@ -81,25 +81,21 @@ fn the_normal_turns_with_the_body() {
 }
 
 #[test]
-fn round_an_edge_the_normal_follows_the_clump() {
+fn round_an_edge_the_normal_follows_the_edge() {
     let b = block();
     let idx = SurfaceIndex::new(std::slice::from_ref(&b));
     let r = S / 2.0;
-    let xmax = b
-        .clump
-        .positions
-        .iter()
-        .map(|p| p.x)
-        .fold(f64::MIN, f64::max);
-    let corner = top_particle(&b, xmax, 0.0);
-    // 60 degrees round the edge from the top face: the liquid touches only the edge particle,
-    // and is pushed away from its centre.
+    // The block's solid is the union of its particles' cells: its top edge along z lies at
+    // x = 0.05, y = 0.03. 60 degrees round the edge from the top face, the liquid is pushed
+    // straight away from the edge line.
+    let edge = DVec3::new(0.05, 0.03, 0.0);
     let dir = DVec3::new(3f64.sqrt() / 2.0, 0.5, 0.0);
-    let x = corner + dir * (2.0 * r - 0.2 * S);
+    let x = edge + dir * (r - 0.2 * S);
     let contacts = idx.liquid_contacts(std::slice::from_ref(&b), &[v(x)], r);
     assert_eq!(contacts.len(), 1);
     let n = contacts[0].normal;
     assert!((n - dir).length() < 1e-6, "normal {n}, expected {dir}");
+    assert!((contacts[0].depth - 0.2 * S).abs() < 1e-7);
 }
 
 #[test]

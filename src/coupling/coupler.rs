@@ -156,12 +156,12 @@ impl Coupler {
         gravity: DVec3,
         dt: f64,
     ) -> Result<()> {
-        let touches = gpu_touches(gpu, params, bodies)?;
+        let touches = gpu_touches(&self.index, gpu, params, bodies)?;
         let dv = self.solve(touches, params, bodies, gravity, dt)?;
         let dv: Vec<(u32, Vec3A)> = dv.into_iter().map(|(s, d)| (s, to_f(d))).collect();
         gpu.apply_impulses(&dv, dt as f32)?;
         if self.projects_positions() {
-            let after: Vec<LiquidBodyContact> = gpu_touches(gpu, params, bodies)?
+            let after: Vec<LiquidBodyContact> = gpu_touches(&self.index, gpu, params, bodies)?
                 .into_iter()
                 .map(|t| t.contact)
                 .collect();

@@ -1,12 +1,10 @@
-//! Liquid-particle / body-particle contacts: every liquid particle closer to a body's surface
-//! particles than the sum of radii gives one contact per body, with the body's surface normal.
-//! Over a flat face the distance is measured along the face normal, so the face is a plane and
-//! liquid does not settle into the hollows between the clump's spheres.
+//! Liquid-particle / body contacts: every liquid particle that overlaps a body's solid (the
+//! union of its particles' cells) gives one contact per body, with the normal of the solid's
+//! nearest surface point and the overlap.
 use crate::rigid::RigidBody;
+use crate::rigid::occupancy::Occupancy;
 use glam::{DVec3, Vec3A};
 use rayon::prelude::*;
-use rstar::RTree;
-use rstar::primitives::GeomWithData;
 
 /// One contact between a liquid particle and a body.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -19,42 +17,32 @@ pub struct LiquidBodyContact {
     pub normal: DVec3,
     /// The contact point: the liquid particle's centre, world frame.
     pub point: DVec3,
-    /// Overlap of the deepest touching particle pair, m (> 0).
+    /// Overlap of the liquid particle with the body's solid, m (> 0).
     pub depth: f64,
 }
 
-type SurfacePoint = GeomWithData<[f64; 3], u32>;
-
-/// How far from a body particle's centre a liquid particle may touch, for a sum of radii
-/// `reach_sum`: over a face, a particle within the 45-degree cone of the face normal touches
-/// when its distance along the normal is below `reach_sum`, so up to `sqrt(2) reach_sum` away.
-pub fn search_radius(reach_sum: f64) -> f64 {
-    reach_sum * std::f64::consts::SQRT_2
+/// How far from a body particle's centre a liquid particle of radius `liquid_radius` may lie
+/// and still touch the body (the corner of the particle's cell plus the radius), for a body
+/// of particle radius `body_radius`: the search radius for candidate pairs.
+pub fn search_radius(body_radius: f64, liquid_radius: f64) -> f64 {
+    liquid_radius + body_radius * 3f64.sqrt()
 }
 
-/// The surface particles of every body in its own frame, indexed for radius queries. Bodies
-/// are rigid, so the index is built once and queried in each body's frame.
+/// The solids of every body in its own frame: the union of its particles' cells, whose faces
+/// are exact planes (so a flat face pushes flat, and liquid does not settle into the hollows
+/// between the clump's spheres) and whose edges are sharp. Bodies are rigid, so the cells are
+/// found once and queried in each body's frame.
 #[derive(Debug, Clone)]
 pub struct SurfaceIndex {
-    trees: Vec<RTree<SurfacePoint>>,
-    /// Per body: the largest distance of a particle centre from the centre of mass, m.
+    cells: Vec<Occupancy>,
+    /// Per body: the largest distance of a cell corner from the centre of mass, m.
     reach: Vec<f64>,
 }
 
 impl SurfaceIndex {
-    /// Index the surface particles of `bodies`.
+    /// Find the cells of `bodies`.
     pub fn new(bodies: &[RigidBody]) -> SurfaceIndex {
-        let trees = bodies
-            .iter()
-            .map(|b| {
-                let c = &b.clump;
-                let pts = (0..c.len())
-                    .filter(|&k| c.surface[k])
-                    .map(|k| GeomWithData::new(c.positions[k].to_array(), k as u32))
-                    .collect();
-                RTree::bulk_load(pts)
-            })
-            .collect();
+        let cells = bodies.iter().map(|b| Occupancy::new(&b.clump)).collect();
         let reach = bodies
             .iter()
             .map(|b| {
@@ -63,9 +51,10 @@ impl SurfaceIndex {
                     .iter()
                     .map(|p| p.length())
                     .fold(0.0, f64::max)
+                    + b.clump.radius * 3f64.sqrt()
             })
             .collect();
-        SurfaceIndex { trees, reach }
+        SurfaceIndex { cells, reach }
     }
 
     /// Contacts of the liquid particles at `pos` (radius `liquid_radius`) with every body, in
@@ -90,12 +79,8 @@ impl SurfaceIndex {
         radius: f64,
     ) -> Vec<LiquidBodyContact> {
         let body = &bodies[bi];
-        let reach_sum = body.clump.radius + radius;
-        let bound = self.reach[bi] + reach_sum;
-        let (com, rot) = (body.state.x, body.rotation());
-        let rot_t = rot.transpose();
-        let tree = &self.trees[bi];
-        let c = &body.clump;
+        let bound = self.reach[bi] + radius;
+        let com = body.state.x;
         pos.par_iter()
             .enumerate()
             .filter_map(|(slot, x)| {
@@ -103,59 +88,34 @@ impl SurfaceIndex {
                 if (xw - com).length_squared() > bound * bound {
                     return None;
                 }
-                let xb = rot_t * (xw - com);
-                let r = search_radius(reach_sum);
-                let near = tree.locate_within_distance(xb.to_array(), r * r);
-                let (n, depth) = merge_touching(c, xb, reach_sum, near.map(|p| p.data as usize))?;
-                Some(LiquidBodyContact {
-                    slot: slot as u32,
-                    body: bi as u32,
-                    normal: rot * n,
-                    point: xw,
-                    depth,
-                })
+                self.touch(bodies, bi, xw, radius)
+                    .map(|(normal, depth)| LiquidBodyContact {
+                        slot: slot as u32,
+                        body: bi as u32,
+                        normal,
+                        point: xw,
+                        depth,
+                    })
             })
             .collect()
     }
-}
 
-/// Merge the clump particles `ks` that a sphere at body-frame `xb` may touch (`reach_sum` the
-/// sum of radii) into one contact: the overlap-weighted normal (body frame) and the deepest
-/// overlap, or `None` when none overlaps. Within 45 degrees of a surface particle's normal the
-/// face holds: its normal, and the overlap measured along it, so a flat face pushes flat and is
-/// flat (a sphere between four face particles is as far out as one above a particle). Beyond
-/// it the sphere sits round an edge or corner and the pair's own direction and distance hold,
-/// following the clump's rounded shape. `ks` must hold every particle within
-/// [`search_radius`] of `xb`.
-pub fn merge_touching(
-    c: &crate::rigid::Clump,
-    xb: DVec3,
-    reach_sum: f64,
-    ks: impl Iterator<Item = usize>,
-) -> Option<(DVec3, f64)> {
-    let mut normal = DVec3::ZERO;
-    let mut depth = 0.0f64;
-    let mut nearest = (f64::INFINITY, DVec3::ZERO);
-    for k in ks {
-        let r = xb - c.positions[k];
-        let d = r.length();
-        let dir = r / d.max(f64::MIN_POSITIVE);
-        let face = c.normals[k];
-        let (n, overlap) = if dir.dot(face) >= std::f64::consts::FRAC_1_SQRT_2 {
-            (face, reach_sum - r.dot(face))
-        } else {
-            (dir, reach_sum - d)
-        };
-        if overlap <= 0.0 {
-            continue;
-        }
-        normal += n * overlap;
-        depth = depth.max(overlap);
-        if d < nearest.0 {
-            nearest = (d, n);
-        }
+    /// Whether a sphere of radius `radius` centred at world point `xw` overlaps body `bi`: the
+    /// outward normal (world frame) at the body's nearest surface point and the overlap.
+    pub fn touch(
+        &self,
+        bodies: &[RigidBody],
+        bi: usize,
+        xw: DVec3,
+        radius: f64,
+    ) -> Option<(DVec3, f64)> {
+        let body = &bodies[bi];
+        let rot = body.rotation();
+        let xb = rot.transpose() * (xw - body.state.x);
+        let (n, dist) = self.cells[bi].nearest_surface(xb, radius)?;
+        let depth = radius - dist;
+        (depth > 0.0).then(|| (rot * n, depth))
     }
-    (depth > 0.0).then(|| (normal.try_normalize().unwrap_or(nearest.1), depth))
 }
 
 /// Sum the entries that share a slot (a particle touching two bodies has two), in the order of

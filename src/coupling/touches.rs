@@ -1,6 +1,6 @@
 //! The liquid's side of the liquid/body contacts of a step: which particles touch which body,
 //! with their velocity and mass, found on the CPU liquid or from the GPU's particle pairs.
-use super::liquid_body::{LiquidBodyContact, SurfaceIndex, merge_touching, search_radius};
+use super::liquid_body::{LiquidBodyContact, SurfaceIndex, search_radius};
 use crate::Result;
 use crate::gpu::GpuLiquidSolver;
 use crate::gpu::contacts::{BodyParticle, Contact};
@@ -62,15 +62,17 @@ pub fn cpu_touches(
         .collect()
 }
 
-/// The contacts of the GPU liquid with the bodies, merged from the GPU's particle pairs (only
-/// those come down, with the touching particles' state), in order of body, then slot.
+/// The contacts of the GPU liquid with the bodies: the GPU finds the liquid particles near the
+/// bodies' surface particles and sends down only them (with their state); each is then tested
+/// against the body's solid here. In order of body, then slot.
 pub fn gpu_touches(
+    index: &SurfaceIndex,
     gpu: &mut GpuLiquidSolver,
     params: &LiquidParams,
     bodies: &[RigidBody],
 ) -> Result<Vec<LiquidTouch>> {
     // Every body's surface particles, in body then particle order, each searched out to the
-    // distance at which a flat face can still touch (`search_radius`).
+    // distance at which liquid can still touch the body's solid (`search_radius`).
     let r_l = params.spacing as f64 / 2.0;
     let mut spheres = Vec::new();
     let mut owner = Vec::new();
@@ -79,44 +81,41 @@ pub fn gpu_touches(
         for k in (0..c.len()).filter(|&k| c.surface[k]) {
             spheres.push(BodyParticle {
                 pos: to_f(b.world_point(c.positions[k])),
-                radius: (search_radius(c.radius + r_l) - r_l) as f32,
+                radius: (search_radius(c.radius, r_l) - r_l) as f32,
             });
-            owner.push((bi, k));
+            owner.push(bi);
         }
     }
     let pairs: Vec<Contact> = gpu.find_contacts(&spheres)?;
     let mut out = Vec::new();
-    // Pairs come sorted by liquid id, then body particle (so by body): one run per contact.
+    // Pairs come sorted by liquid id, then body particle (so by body): one run per candidate.
     let mut start = 0;
     while start < pairs.len() {
         let (id, body) = (
             pairs[start].liquid_id,
-            owner[pairs[start].body_particle as usize].0,
+            owner[pairs[start].body_particle as usize],
         );
         let mut end = start + 1;
         while end < pairs.len()
             && pairs[end].liquid_id == id
-            && owner[pairs[end].body_particle as usize].0 == body
+            && owner[pairs[end].body_particle as usize] == body
         {
             end += 1;
         }
-        let run = &pairs[start..end];
-        let b = &bodies[body];
-        let xw = to_d(run[0].pos);
-        let xb = b.rotation().transpose() * (xw - b.state.x);
-        let ks = run.iter().map(|p| owner[p.body_particle as usize].1);
-        if let Some((n, depth)) = merge_touching(&b.clump, xb, b.clump.radius + r_l, ks) {
+        let first = &pairs[start];
+        let xw = to_d(first.pos);
+        if let Some((normal, depth)) = index.touch(bodies, body, xw, r_l) {
             out.push(LiquidTouch {
                 contact: LiquidBodyContact {
-                    slot: run[0].slot,
+                    slot: first.slot,
                     body: body as u32,
-                    normal: b.rotation() * n,
+                    normal,
                     point: xw,
                     depth,
                 },
                 id,
-                vel: to_d(run[0].vel),
-                inv_mass: 1.0 / params.phases[run[0].phase as usize].mass as f64,
+                vel: to_d(first.vel),
+                inv_mass: 1.0 / params.phases[first.phase as usize].mass as f64,
                 new: true,
             });
         }
