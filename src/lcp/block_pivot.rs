@@ -11,7 +11,8 @@
 //! active set unchanged. Friction bounds that follow a normal row live among the exact rows
 //! and are made consistent inside the Dantzig sub-solve. A solve that still fails is retried
 //! by dense Dantzig pivoting when the problem is small enough to densify.
-use super::dantzig::{Warm, boxed_fixed, boxed_solve, dantzig_unchecked, dantzig_warm};
+use super::boxed::{boxed_fixed, boxed_solve};
+use super::dantzig::{Warm, dantzig_unchecked, dantzig_warm};
 use super::matrix::{Cholesky, DenseMatrix, dot};
 use super::options::Options;
 use super::problem::{DenseProblem, effective_bounds};
