@@ -428,7 +428,8 @@ impl<'a> Newton<'a> {
                 options.tolerance,
                 limit,
                 pivots,
-                warm.as_ref().map(|w| w.1.as_slice()),
+                warm.as_ref().map(|w| (w.0.as_slice(), w.1.as_slice())),
+                true,
             );
             *warm = Some((z.clone(), state));
             (z, out)

@@ -1,8 +1,11 @@
 //! Dantzig/Baraff principal pivoting for a boxed LCP with constant bounds: each row in turn is
 //! driven until its w reaches zero or its z a bound, taking the largest step that keeps every
-//! processed row feasible. The clamped set's inverse is kept up to date by bordering.
+//! processed row feasible. The clamped set's inverse is kept up to date by bordering. A warm
+//! start (module `warm`) begins the drive from an earlier solve's index sets.
 use super::matrix::{DenseMatrix, Lu, dot};
 use super::solution::Outcome;
+
+mod warm;
 
 /// Where a row ended: the index sets of the principal pivoting.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -27,6 +30,7 @@ enum Block {
 }
 
 /// The inverse of M restricted to the clamped set, kept up to date by bordering.
+#[derive(Default)]
 struct ClampedInverse {
     idx: Vec<usize>,
     inv: Vec<f64>,
@@ -93,64 +97,15 @@ pub(crate) fn boxed_fixed(
     limit: usize,
     pivots: &mut usize,
 ) -> (Vec<f64>, Outcome) {
-    let (z, outcome, _) = boxed_solve(m, q, lo, hi, tol, limit, pivots, None);
+    let symmetric = m.is_exactly_symmetric();
+    let (z, outcome, _) = boxed_solve(m, q, lo, hi, tol, limit, pivots, None, symmetric);
     (z, outcome)
 }
 
-/// Try the final index sets of an earlier solve with nearby bounds: clamped rows re-solved,
-/// the rest on their bounds. Some(z) if every condition holds to rounding, else None.
-fn warm_start(
-    m: &DenseMatrix,
-    q: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    state: &[State],
-) -> Option<Vec<f64>> {
-    let n = q.len();
-    let mut z = vec![0.0; n];
-    let mut clamped = Vec::new();
-    for i in 0..n {
-        match state[i] {
-            State::AtLo if lo[i].is_finite() => z[i] = lo[i],
-            State::AtHi if hi[i].is_finite() => z[i] = hi[i],
-            State::Fixed if lo[i] == hi[i] => z[i] = lo[i],
-            State::Clamped | State::Parked if lo[i] < hi[i] => clamped.push(i),
-            _ => return None,
-        }
-    }
-    polish(m, q, &clamped, &mut z);
-    let w = {
-        let mut w = m.mul_vec(&z);
-        for (wi, qi) in w.iter_mut().zip(q) {
-            *wi += qi;
-        }
-        w
-    };
-    let zs = z
-        .iter()
-        .fold(0.0f64, |a, v| a.max(v.abs()))
-        .max(f64::MIN_POSITIVE);
-    let ws = q
-        .iter()
-        .fold(0.0f64, |a, v| a.max(v.abs()))
-        .max(f64::MIN_POSITIVE);
-    let (zt, wt) = (1e-12 * zs, 1e-12 * ws);
-    for i in 0..n {
-        let ok = match state[i] {
-            State::AtLo => w[i] >= -wt,
-            State::AtHi => w[i] <= wt,
-            State::Fixed => true,
-            _ => z[i] >= lo[i] - zt && z[i] <= hi[i] + zt && w[i].abs() <= wt,
-        };
-        if !ok {
-            return None;
-        }
-    }
-    Some(z)
-}
-
-/// `boxed_fixed`, optionally warm-started from an earlier solve's final states; also returns
-/// the final states.
+/// `boxed_fixed`, optionally warm-started from an earlier solve's z and final states (of the
+/// same length): rows whose old state still holds keep it, and only the others are driven.
+/// `symmetric` says that M equals its transpose exactly (else its columns are copied out).
+/// Also returns the final states.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn boxed_solve(
     m: &DenseMatrix,
@@ -160,28 +115,31 @@ pub(crate) fn boxed_solve(
     tol: f64,
     limit: usize,
     pivots: &mut usize,
-    warm: Option<&[State]>,
+    warm: Option<(&[f64], &[State])>,
+    symmetric: bool,
 ) -> (Vec<f64>, Outcome, Vec<State>) {
-    if let Some(state) = warm
-        && let Some(z) = warm_start(m, q, lo, hi, state)
-    {
-        return (z, Outcome::Solved, state.to_vec());
-    }
+    debug_assert_eq!(symmetric, m.is_exactly_symmetric());
     let n = q.len();
     let mscale = m.max_abs().max(f64::MIN_POSITIVE);
     let qscale = q.iter().fold(0.0f64, |s, v| s.max(v.abs()));
     let wtol = 1e-12 * qscale.max(f64::MIN_POSITIVE);
     let stol = tol.max(1e-14) * 10.0 * mscale;
-    let mut z: Vec<f64> = (0..n).map(|i| 0.0f64.clamp(lo[i], hi[i])).collect();
-    let mut w = m.mul_vec(&z);
-    for i in 0..n {
-        w[i] += q[i];
-    }
-    let mut state = vec![State::Waiting; n];
-    let mut cl = ClampedInverse {
-        idx: Vec::new(),
-        inv: Vec::new(),
+    let warm = warm.filter(|(z, s)| z.len() == n && s.len() == n);
+    let (mut z, mut w, mut state, mut cl) = match warm {
+        Some((zprev, prev)) => warm::repair(m, q, lo, hi, zprev, prev, stol, wtol),
+        None => {
+            let z: Vec<f64> = (0..n).map(|i| 0.0f64.clamp(lo[i], hi[i])).collect();
+            let mut w = m.mul_vec(&z);
+            for (wi, qi) in w.iter_mut().zip(q) {
+                *wi += qi;
+            }
+            let state = vec![State::Waiting; n];
+            (z, w, state, ClampedInverse::default())
+        }
     };
+    // M's columns as contiguous rows, for the direction's dw = M dz.
+    let transposed = (!symmetric).then(|| m.transpose());
+    let column = |c: usize| transposed.as_ref().map_or(m.row(c), |t| t.row(c));
     let free = |i: usize| lo[i] == f64::NEG_INFINITY && hi[i] == f64::INFINITY;
     let order: Vec<usize> = (0..n)
         .filter(|&i| free(i))
@@ -191,6 +149,9 @@ pub(crate) fn boxed_solve(
     let mut dw = vec![0.0; n];
     let start = *pivots;
     for &d in &order {
+        if state[d] != State::Waiting {
+            continue;
+        }
         if lo[d] == hi[d] {
             z[d] = lo[d];
             state[d] = State::Fixed;
@@ -230,13 +191,10 @@ pub(crate) fn boxed_solve(
             for a in 0..k {
                 dz[cl.idx[a]] = -s * dot(&cl.inv[a * k..(a + 1) * k], &mcd);
             }
-            for (i, dwi) in dw.iter_mut().enumerate() {
-                let row = m.row(i);
-                let mut acc = row[d] * s;
-                for &c in &cl.idx {
-                    acc += row[c] * dz[c];
-                }
-                *dwi = acc;
+            dw.iter_mut().for_each(|v| *v = 0.0);
+            axpy(&mut dw, s, column(d));
+            for &c in &cl.idx {
+                axpy(&mut dw, dz[c], column(c));
             }
             for &c in &cl.idx {
                 dw[c] = 0.0;
@@ -331,6 +289,13 @@ pub(crate) fn boxed_solve(
     }
     polish(m, q, &cl.idx, &mut z);
     (z, Outcome::Solved, state)
+}
+
+/// `y += a x`.
+fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += a * xi;
+    }
 }
 
 /// Re-solve the clamped rows exactly: `M_CC z_C = -(q_C + M_CN z_N)`.

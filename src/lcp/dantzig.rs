@@ -44,6 +44,7 @@ pub(crate) fn dantzig_warm(
     let limit = options.pivot_limit_for(n);
     let mut pivots = 0;
     let has_friction = problem.friction.iter().any(Option::is_some);
+    let symmetric = problem.m.is_exactly_symmetric();
     let mut z = vec![0.0; n];
     // The normal values the friction bounds are taken from (relaxed after a few rounds, so that
     // a two-state oscillation dies out).
@@ -75,7 +76,8 @@ pub(crate) fn dantzig_warm(
             options.tolerance,
             limit,
             &mut pivots,
-            last_state.as_deref(),
+            last_state.as_deref().map(|s| (zlast.as_slice(), s)),
+            symmetric,
         );
         z = znew;
         zlast.clone_from(&z);

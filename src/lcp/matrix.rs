@@ -95,6 +95,28 @@ impl DenseMatrix {
         self.data.iter().fold(0.0, |a, v| a.max(v.abs()))
     }
 
+    /// The transpose.
+    pub fn transpose(&self) -> Self {
+        let mut t = Self::zeros(self.cols, self.rows);
+        for i in 0..self.rows {
+            for j in 0..self.cols {
+                t[(j, i)] = self[(i, j)];
+            }
+        }
+        t
+    }
+
+    /// True if the matrix is square and equals its transpose exactly.
+    pub fn is_exactly_symmetric(&self) -> bool {
+        let n = self.rows;
+        n == self.cols
+            && (0..n).all(|i| {
+                let row = &self.data[i * n..i * n + i];
+                let col = self.data[i..].iter().step_by(n);
+                row.iter().zip(col).all(|(a, b)| a == b)
+            })
+    }
+
     /// True if the matrix is square and equals its transpose to a relative tolerance.
     pub fn is_symmetric(&self, rel_tol: f64) -> bool {
         if self.rows != self.cols {
