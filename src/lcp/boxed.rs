@@ -20,6 +20,36 @@ pub(crate) enum State {
     Parked,
 }
 
+/// What the drive needs to know of M, found once a matrix rather than once a solve: whether
+/// it equals its transpose exactly (else its columns are copied out for `dw = M dz`) and its
+/// largest entry, the scale of the pivot tolerances.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct MatrixFacts {
+    pub(crate) symmetric: bool,
+    pub(crate) scale: f64,
+}
+
+impl MatrixFacts {
+    /// Measured from the entries: O(n^2).
+    pub(crate) fn of(m: &DenseMatrix) -> Self {
+        Self {
+            symmetric: m.is_exactly_symmetric(),
+            scale: m.max_abs().max(f64::MIN_POSITIVE),
+        }
+    }
+
+    /// For a matrix built exactly symmetric and positive semi-definite, whose largest entry
+    /// lies on its diagonal (`|m_ij| <= sqrt(m_ii m_jj)`): O(n).
+    pub(crate) fn symmetric_psd(m: &DenseMatrix) -> Self {
+        debug_assert!(m.is_exactly_symmetric());
+        let diag = (0..m.rows()).fold(0.0f64, |s, i| s.max(m[(i, i)].abs()));
+        Self {
+            symmetric: true,
+            scale: diag.max(f64::MIN_POSITIVE),
+        }
+    }
+}
+
 /// What stops a drive step.
 #[derive(Debug, Clone, Copy)]
 enum Block {
@@ -97,14 +127,14 @@ pub(crate) fn boxed_fixed(
     limit: usize,
     pivots: &mut usize,
 ) -> (Vec<f64>, Outcome) {
-    let symmetric = m.is_exactly_symmetric();
-    let (z, outcome, _) = boxed_solve(m, q, lo, hi, tol, limit, pivots, None, symmetric);
+    let facts = MatrixFacts::of(m);
+    let (z, outcome, _) = boxed_solve(m, q, lo, hi, tol, limit, pivots, None, facts);
     (z, outcome)
 }
 
 /// `boxed_fixed`, optionally warm-started from an earlier solve's z and final states (of the
 /// same length): rows whose old state still holds keep it, and only the others are driven.
-/// `symmetric` says that M equals its transpose exactly (else its columns are copied out).
+/// `facts` are M's (see [`MatrixFacts`]).
 /// Also returns the final states.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn boxed_solve(
@@ -116,11 +146,11 @@ pub(crate) fn boxed_solve(
     limit: usize,
     pivots: &mut usize,
     warm: Option<(&[f64], &[State])>,
-    symmetric: bool,
+    facts: MatrixFacts,
 ) -> (Vec<f64>, Outcome, Vec<State>) {
-    debug_assert_eq!(symmetric, m.is_exactly_symmetric());
+    debug_assert_eq!(facts.symmetric, m.is_exactly_symmetric());
     let n = q.len();
-    let mscale = m.max_abs().max(f64::MIN_POSITIVE);
+    let mscale = facts.scale;
     let qscale = q.iter().fold(0.0f64, |s, v| s.max(v.abs()));
     let wtol = 1e-12 * qscale.max(f64::MIN_POSITIVE);
     let stol = tol.max(1e-14) * 10.0 * mscale;
@@ -138,7 +168,7 @@ pub(crate) fn boxed_solve(
         }
     };
     // M's columns as contiguous rows, for the direction's dw = M dz.
-    let transposed = (!symmetric).then(|| m.transpose());
+    let transposed = (!facts.symmetric).then(|| m.transpose());
     let column = |c: usize| transposed.as_ref().map_or(m.row(c), |t| t.row(c));
     let free = |i: usize| lo[i] == f64::NEG_INFINITY && hi[i] == f64::INFINITY;
     let order: Vec<usize> = (0..n)

@@ -1,7 +1,7 @@
 //! Dantzig/Baraff principal pivoting for boxed LCPs with symmetric positive semi-definite M
 //! (the drive itself lives in `boxed.rs`). Friction bounds that follow a normal row are
 //! made exact by fixed-point rounds over the bounds.
-use super::boxed::{State, boxed_solve};
+use super::boxed::{MatrixFacts, State, boxed_solve};
 use super::lemke::w_scale;
 use super::matrix::{DenseMatrix, Lu};
 use super::options::Options;
@@ -28,23 +28,25 @@ pub fn dantzig(problem: &DenseProblem, options: &Options) -> crate::Result<Solut
 
 /// Dantzig without validation.
 pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> Solution {
-    dantzig_warm(problem, options, None).0
+    dantzig_warm(problem, options, None, None).0
 }
 
 /// A warm start: z and the final index sets of a solve of a nearby problem.
 pub(crate) type Warm = (Vec<f64>, Vec<State>);
 
-/// Dantzig without validation, optionally warm-started; also returns the final warm start.
+/// Dantzig without validation, optionally warm-started and told M's facts (else they are
+/// measured); also returns the final warm start.
 pub(crate) fn dantzig_warm(
     problem: &DenseProblem,
     options: &Options,
     warm: Option<&Warm>,
+    facts: Option<MatrixFacts>,
 ) -> (Solution, Warm) {
     let n = problem.len();
     let limit = options.pivot_limit_for(n);
     let mut pivots = 0;
     let has_friction = problem.friction.iter().any(Option::is_some);
-    let symmetric = problem.m.is_exactly_symmetric();
+    let facts = facts.unwrap_or_else(|| MatrixFacts::of(&problem.m));
     let mut z = vec![0.0; n];
     // The normal values the friction bounds are taken from (relaxed after a few rounds, so that
     // a two-state oscillation dies out).
@@ -77,7 +79,7 @@ pub(crate) fn dantzig_warm(
             limit,
             &mut pivots,
             last_state.as_deref().map(|s| (zlast.as_slice(), s)),
-            symmetric,
+            facts,
         );
         z = znew;
         zlast.clone_from(&z);

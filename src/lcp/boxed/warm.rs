@@ -100,7 +100,7 @@ pub(super) fn repair(
 
 #[cfg(test)]
 mod tests {
-    use super::super::{State, boxed_solve};
+    use super::super::{MatrixFacts, State, boxed_solve};
     use crate::lcp::matrix::DenseMatrix;
     use crate::lcp::solution::Outcome;
 
@@ -190,8 +190,17 @@ mod tests {
             let q: Vec<f64> = (0..n).map(|_| 3.0 * rnd()).collect();
             let (lo, hi) = bounds(n, !definite, &mut rnd);
             let mut piv = 0;
-            let (z0, out0, st0) =
-                boxed_solve(&m, &q, &lo, &hi, 1e-12, 10_000, &mut piv, None, true);
+            let (z0, out0, st0) = boxed_solve(
+                &m,
+                &q,
+                &lo,
+                &hi,
+                1e-12,
+                10_000,
+                &mut piv,
+                None,
+                MatrixFacts::of(&m),
+            );
             assert_eq!(out0, Outcome::Solved, "seed {seed}");
             assert!(st0.iter().all(|s| *s != State::Waiting));
             // A nearby problem: every third seed only moves the bounds a little.
@@ -208,10 +217,29 @@ mod tests {
             let lo2: Vec<f64> = lo.iter().map(|v| v * grow).collect();
             let hi2: Vec<f64> = hi.iter().map(|v| v * grow).collect();
             let (mut pc, mut pw) = (0, 0);
-            let (zc, oc, _) = boxed_solve(&m2, &q2, &lo2, &hi2, 1e-12, 10_000, &mut pc, None, true);
+            let (zc, oc, _) = boxed_solve(
+                &m2,
+                &q2,
+                &lo2,
+                &hi2,
+                1e-12,
+                10_000,
+                &mut pc,
+                None,
+                MatrixFacts::of(&m2),
+            );
             let warm = Some((z0.as_slice(), st0.as_slice()));
-            let (zw, ow, sw) =
-                boxed_solve(&m2, &q2, &lo2, &hi2, 1e-12, 10_000, &mut pw, warm, true);
+            let (zw, ow, sw) = boxed_solve(
+                &m2,
+                &q2,
+                &lo2,
+                &hi2,
+                1e-12,
+                10_000,
+                &mut pw,
+                warm,
+                MatrixFacts::of(&m2),
+            );
             assert_eq!(oc, Outcome::Solved, "seed {seed}");
             assert_eq!(ow, Outcome::Solved, "seed {seed}");
             assert!(sw.iter().all(|s| *s != State::Waiting));
@@ -255,7 +283,17 @@ mod tests {
         let q: Vec<f64> = (0..n).map(|_| 2.0 * rnd()).collect();
         let (lo, hi) = (vec![-0.5; n], vec![0.5; n]);
         let mut piv = 0;
-        let (zc, _, sc) = boxed_solve(&m, &q, &lo, &hi, 1e-12, 10_000, &mut piv, None, true);
+        let (zc, _, sc) = boxed_solve(
+            &m,
+            &q,
+            &lo,
+            &hi,
+            1e-12,
+            10_000,
+            &mut piv,
+            None,
+            MatrixFacts::of(&m),
+        );
         let flipped: Vec<State> = sc
             .iter()
             .map(|s| match s {
@@ -266,7 +304,17 @@ mod tests {
             .collect();
         let zbad: Vec<f64> = zc.iter().map(|v| -v).collect();
         let warm = Some((zbad.as_slice(), flipped.as_slice()));
-        let (zw, ow, _) = boxed_solve(&m, &q, &lo, &hi, 1e-12, 10_000, &mut piv, warm, true);
+        let (zw, ow, _) = boxed_solve(
+            &m,
+            &q,
+            &lo,
+            &hi,
+            1e-12,
+            10_000,
+            &mut piv,
+            warm,
+            MatrixFacts::of(&m),
+        );
         assert_eq!(ow, Outcome::Solved);
         for i in 0..n {
             assert!(
