@@ -13,7 +13,7 @@
 //! by dense Dantzig pivoting when the problem is small enough to densify.
 use super::boxed::boxed_fixed;
 use super::dantzig::{Warm, dantzig_unchecked};
-use super::matrix::{Cholesky, DenseMatrix, dot};
+use super::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
 use super::options::Options;
 use super::problem::effective_bounds;
 use super::solution::{Outcome, Residuals, Solution};
@@ -45,14 +45,20 @@ pub fn solve_structured(problem: &StructuredProblem, options: &Options) -> crate
     Ok(sol)
 }
 
-/// Liquid rows in flat arrays.
+/// Liquid rows in flat arrays: the problem row, the number of bodies, the bodies, their
+/// Jacobian rows, `D_ii` and its inverse, and q.
 struct Liquid {
     row: Vec<usize>,
     nb: Vec<u8>,
     body: Vec<[usize; 2]>,
     j: Vec<[f64; 12]>,
     d: Vec<f64>,
+    inv_d: Vec<f64>,
     q: Vec<f64>,
+    /// The runs of rows on one body, body by body.
+    single: Vec<std::ops::Range<usize>>,
+    /// The run of rows on two bodies.
+    two_body: std::ops::Range<usize>,
 }
 
 struct Newton<'a> {
@@ -107,14 +113,9 @@ impl<'a> Newton<'a> {
             }
             v
         };
-        let mut liq = Liquid {
-            row: vec![],
-            nb: vec![],
-            body: vec![],
-            j: vec![],
-            d: vec![],
-            q: vec![],
-        };
+        // Liquid rows in the order single-body rows body by body, then two-body rows, then rows
+        // on no dynamic body, so that the model sums each body's rows in one run.
+        let mut key = vec![usize::MAX; p.len()];
         let mut exact = vec![];
         for (i, r) in p.rows.iter().enumerate() {
             let liquid = r
@@ -129,6 +130,41 @@ impl<'a> Newton<'a> {
                 exact.push(i);
                 continue;
             }
+            key[i] = match r.bodies {
+                [Some(t), None] | [None, Some(t)] => t.body,
+                [Some(_), Some(_)] => nb,
+                [None, None] => nb + 1,
+            };
+        }
+        let mut start = vec![0usize; nb + 3];
+        for &k in key.iter().filter(|&&k| k != usize::MAX) {
+            start[k + 1] += 1;
+        }
+        for k in 0..nb + 2 {
+            start[k + 1] += start[k];
+        }
+        let single = (0..nb).map(|b| start[b]..start[b + 1]).collect();
+        let two_body = start[nb]..start[nb + 1];
+        let nl = start[nb + 2];
+        let mut order = vec![0usize; nl];
+        let mut next = start.clone();
+        for (i, &k) in key.iter().enumerate().filter(|(_, k)| **k != usize::MAX) {
+            order[next[k]] = i;
+            next[k] += 1;
+        }
+        let mut liq = Liquid {
+            row: Vec::with_capacity(nl),
+            nb: Vec::with_capacity(nl),
+            body: Vec::with_capacity(nl),
+            j: Vec::with_capacity(nl),
+            d: Vec::with_capacity(nl),
+            inv_d: Vec::with_capacity(nl),
+            q: Vec::with_capacity(nl),
+            single,
+            two_body,
+        };
+        for i in order {
+            let r = &p.rows[i];
             let t = r.particle.as_ref().expect("liquid row");
             let mut js = [0.0; 12];
             let mut bs = [0usize; 2];
@@ -138,12 +174,13 @@ impl<'a> Newton<'a> {
                 js[6 * k..6 * k + 6].copy_from_slice(&bt.j);
                 k += 1;
             }
+            let d = dot(&t.n, &t.n) * p.particle_inv_mass[t.particle];
             liq.row.push(i);
             liq.nb.push(k as u8);
             liq.body.push(bs);
             liq.j.push(js);
-            liq.d
-                .push(dot(&t.n, &t.n) * p.particle_inv_mass[t.particle]);
+            liq.d.push(d);
+            liq.inv_d.push(1.0 / d);
             liq.q.push(r.q);
         }
         let mut group_of = vec![usize::MAX; p.particle_inv_mass.len()];
@@ -193,7 +230,7 @@ impl<'a> Newton<'a> {
         let mut s = 0.0;
         for k in 0..self.liq.nb[l] as usize {
             let b = self.liq.body[l][k];
-            s += dot(&self.liq.j[l][6 * k..6 * k + 6], &f[6 * b..6 * b + 6]);
+            s += dot6(six(&self.liq.j[l], 6 * k), six(f, 6 * b));
         }
         s
     }
@@ -202,14 +239,21 @@ impl<'a> Newton<'a> {
     fn j_f(&self, i: usize, f: &[f64]) -> f64 {
         self.p.rows[i]
             .body_terms()
-            .map(|t| dot(&t.j, &f[6 * t.body..6 * t.body + 6]))
+            .map(|t| dot6(&t.j, six(f, 6 * t.body)))
             .sum()
     }
 
     /// Liquid v = J f + q into `v`.
     fn liquid_v(&self, f: &[f64], v: &mut [f64]) {
-        for (l, vl) in v.iter_mut().enumerate() {
-            *vl = self.jl_f(l, f) + self.liq.q[l];
+        v.copy_from_slice(&self.liq.q);
+        for (b, run) in self.liq.single.iter().enumerate() {
+            let fb = six(f, 6 * b);
+            for l in run.clone() {
+                v[l] += dot6(six(&self.liq.j[l], 0), fb);
+            }
+        }
+        for l in self.liq.two_body.clone() {
+            v[l] += self.jl_f(l, f);
         }
     }
 

@@ -9,7 +9,7 @@
 use super::Newton;
 use crate::lcp::boxed::{MatrixFacts, boxed_solve};
 use crate::lcp::dantzig::{Warm, dantzig_warm};
-use crate::lcp::matrix::{Cholesky, DenseMatrix, dot};
+use crate::lcp::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
 use crate::lcp::options::Options;
 use crate::lcp::problem::DenseProblem;
 use crate::lcp::solution::Outcome;
@@ -44,8 +44,8 @@ fn body_groups(nt: &Newton, v: &[f64]) -> (Vec<usize>, Vec<Vec<usize>>) {
         }
         b
     }
-    for (l, &vl) in v.iter().enumerate() {
-        if vl < 0.0 && nt.liq.nb[l] == 2 {
+    for l in nt.liq.two_body.clone() {
+        if v[l] < 0.0 {
             let (a, b) = (
                 root(&mut parent, nt.liq.body[l][0]),
                 root(&mut parent, nt.liq.body[l][1]),
@@ -84,37 +84,46 @@ impl Newton<'_> {
             .iter()
             .map(|b| DenseMatrix::zeros(6 * b.len(), 6 * b.len()))
             .collect();
-        // Single-body rows accumulate into per-body 6x6 blocks; two-body rows go to H directly.
-        let mut blocks = vec![[0.0f64; 36]; nbod];
+        // Single-body rows accumulate into per-body sums (the upper triangle of `j j^T / d`,
+        // 21 numbers, and `j q / d`) in one run a body; two-body rows go to their group's H
+        // directly; rows on no dynamic body (a static one) add nothing.
+        let mut upper = vec![[0.0f64; 21]; nbod];
+        let mut gb = vec![[0.0f64; 6]; nbod];
         let mut g = vec![0.0; self.dim];
-        for (l, &vl) in v.iter().enumerate() {
-            // Rows on no dynamic body (a static one) add nothing to H.
-            if vl >= 0.0 || self.liq.nb[l] == 0 {
-                continue;
-            }
-            let inv_d = 1.0 / self.liq.d[l];
-            let nb = self.liq.nb[l] as usize;
-            let j = &self.liq.j[l];
-            let q = self.liq.q[l];
-            if nb == 1 {
-                let b = self.liq.body[l][0];
-                let blk = &mut blocks[b];
+        for (b, run) in self.liq.single.iter().enumerate() {
+            let (mut u, mut gg) = ([0.0f64; 21], [0.0f64; 6]);
+            for l in run.clone() {
+                // An inactive row adds zero: no branch to mispredict.
+                let w = if v[l] < 0.0 { self.liq.inv_d[l] } else { 0.0 };
+                let j = six(&self.liq.j[l], 0);
+                let wq = w * self.liq.q[l];
+                let mut k = 0;
                 for r in 0..6 {
-                    let jr = j[r] * inv_d;
-                    g[6 * b + r] -= jr * q;
-                    for c in 0..6 {
-                        blk[r * 6 + c] += jr * j[c];
+                    let jr = j[r] * w;
+                    gg[r] -= j[r] * wq;
+                    for jc in &j[r..] {
+                        u[k] += jr * jc;
+                        k += 1;
                     }
                 }
+            }
+            upper[b] = u;
+            gb[b] = gg;
+        }
+        for l in self.liq.two_body.clone() {
+            if v[l] >= 0.0 {
                 continue;
             }
+            let inv_d = self.liq.inv_d[l];
+            let j = &self.liq.j[l];
+            let q = self.liq.q[l];
             let hg = &mut h[group[self.liq.body[l][0]]];
-            for a in 0..nb {
+            for a in 0..2 {
                 let ba = self.liq.body[l][a];
                 for r in 0..6 {
                     let jr = j[6 * a + r] * inv_d;
                     g[6 * ba + r] -= jr * q;
-                    for c in 0..nb {
+                    for c in 0..2 {
                         let oc = offset[self.liq.body[l][c]];
                         let row = hg.row_mut(offset[ba] + r);
                         for s in 0..6 {
@@ -126,9 +135,15 @@ impl Newton<'_> {
         }
         for (b, m) in self.minv.iter().enumerate() {
             let (hg, o) = (&mut h[group[b]], offset[b]);
+            let mut k = 0;
             for r in 0..6 {
-                for c in 0..6 {
-                    hg[(o + r, o + c)] += m[r * 6 + c] + blocks[b][r * 6 + c];
+                g[6 * b + r] += gb[b][r];
+                for c in r..6 {
+                    hg[(o + r, o + c)] += m[r * 6 + c] + upper[b][k];
+                    if c != r {
+                        hg[(o + c, o + r)] += m[c * 6 + r] + upper[b][k];
+                    }
+                    k += 1;
                 }
             }
         }
@@ -149,26 +164,21 @@ impl Newton<'_> {
                 f0[k] = xk;
             }
         }
-        // The exact rows touching each group, with their body terms there (group offset, j).
+        // The exact rows touching each group, and their Jacobian there (rows x group coords).
         let ne = self.exact.len();
         let mut rows: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
-        let mut terms: Vec<Vec<(usize, [f64; 6])>> = vec![Vec::new(); members.len()];
-        let mut term_start: Vec<Vec<usize>> = vec![vec![0]; members.len()];
+        let mut jac: Vec<Vec<f64>> = vec![Vec::new(); members.len()];
         for (a, &i) in self.exact.iter().enumerate() {
             for t in self.p.rows[i].body_terms() {
                 let c = group[t.body];
+                let dc = coords[c].len();
                 if rows[c].last() != Some(&a) {
-                    if !rows[c].is_empty() {
-                        term_start[c].push(terms[c].len());
-                    }
                     rows[c].push(a);
+                    let len = jac[c].len();
+                    jac[c].resize(len + dc, 0.0);
                 }
-                terms[c].push((offset[t.body], t.j));
-            }
-        }
-        for c in 0..members.len() {
-            if !rows[c].is_empty() {
-                term_start[c].push(terms[c].len());
+                let at = jac[c].len() - dc + offset[t.body];
+                jac[c][at..at + 6].copy_from_slice(&t.j);
             }
         }
         // Y = H^-1 J_R^T by group, then S = D_RR + J_R Y over the pairs that share a group.
@@ -181,24 +191,19 @@ impl Newton<'_> {
             }
         }
         let mut y = Vec::with_capacity(members.len());
-        for c in 0..members.len() {
+        for (c, (rs, jc)) in rows.into_iter().zip(jac).enumerate() {
             let dc = coords[c].len();
-            let (rs, ts, st) = (&rows[c], &terms[c], &term_start[c]);
-            let mut yc = vec![0.0; rs.len() * dc];
-            for x in 0..rs.len() {
-                let col = &mut yc[x * dc..(x + 1) * dc];
-                for (o, j) in &ts[st[x]..st[x + 1]] {
-                    col[*o..*o + 6].copy_from_slice(j);
-                }
+            let mut yc = jc.clone();
+            for col in yc.chunks_exact_mut(dc) {
                 chol[c].solve_in_place(col);
             }
-            for x in 0..rs.len() {
-                let col = &yc[x * dc..(x + 1) * dc];
-                for k in x..rs.len() {
-                    let e: f64 = ts[st[k]..st[k + 1]]
-                        .iter()
-                        .map(|(o, j)| dot(j, &col[*o..*o + 6]))
-                        .sum();
+            for (x, yx) in yc.chunks_exact(dc).enumerate() {
+                for (k, jk) in jc.chunks_exact(dc).enumerate().skip(x) {
+                    let e = if dc == 6 {
+                        dot6(six(jk, 0), six(yx, 0))
+                    } else {
+                        dot(jk, yx)
+                    };
                     s[(rs[x], rs[k])] += e;
                     if k != x {
                         s[(rs[k], rs[x])] += e;
@@ -207,7 +212,7 @@ impl Newton<'_> {
             }
             y.push(GroupColumns {
                 coords: coords[c].clone(),
-                rows: rs.clone(),
+                rows: rs,
                 y: yc,
             });
         }
