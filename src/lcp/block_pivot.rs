@@ -312,10 +312,9 @@ impl<'a> Newton<'a> {
     /// The dual objective at f, given the liquid rows' v there.
     fn psi(&self, f: &[f64], v: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
         let mut s = -0.5 * self.kinetic(f);
-        for (l, &vl) in v.iter().enumerate() {
-            if vl < 0.0 {
-                s -= vl * vl / (2.0 * self.liq.d[l]);
-            }
+        for (&vl, &inv_d) in v.iter().zip(&self.liq.inv_d) {
+            let a = vl.min(0.0);
+            s -= 0.5 * a * a * inv_d;
         }
         s + self.exact_value(f, lo, hi)
     }

@@ -48,6 +48,8 @@ pub(crate) fn dantzig_warm(
     let has_friction = problem.friction.iter().any(Option::is_some);
     let facts = facts.unwrap_or_else(|| MatrixFacts::of(&problem.m));
     let mut z = vec![0.0; n];
+    // w at z, when the fixed point found it already.
+    let mut w_known = None;
     // The normal values the friction bounds are taken from (relaxed after a few rounds, so that
     // a two-state oscillation dies out).
     let mut zbar = warm.map_or_else(|| vec![0.0; n], |w| w.0.clone());
@@ -63,9 +65,10 @@ pub(crate) fn dantzig_warm(
         // system: friction rows on a bound move with their normal's value.
         if has_friction
             && let Some(state) = last_state.as_deref()
-            && let Some(zf) = fixed_point(problem, state, &zlast)
+            && let Some((zf, wf)) = fixed_point(problem, state, &zlast)
         {
             z = zf;
+            w_known = Some(wf);
             break Outcome::Solved;
         }
         rounds += 1;
@@ -101,7 +104,7 @@ pub(crate) fn dantzig_warm(
         last_change = change;
         relax_normals(&mut zbar, &z, if damped { 0.5 } else { 1.0 });
     };
-    let w = problem.w(&z);
+    let w = w_known.unwrap_or_else(|| problem.w(&z));
     let (lo, hi) = problem.bounds_at(&z);
     let residuals = Residuals::compute(&z, &w, &lo, &hi, w_scale(&problem.m, &problem.q, &z));
     // Rounding on a rank-deficient clamped set can end the drive on a point that is not a
@@ -127,8 +130,8 @@ pub(crate) fn dantzig_warm(
 /// are unknowns with w = 0, rows on a bound sit on it (a friction row's bound is its
 /// coefficient times its normal's value, substituted into the system), parked rows keep their
 /// values from `zprev`. Some(z) only if every condition holds to rounding against the bounds
-/// in force at z itself, so z is a solution of the friction problem.
-fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<Vec<f64>> {
+/// in force at z itself, so z is a solution of the friction problem; w comes with it.
+fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
     let n = p.len();
     if state.len() != n {
         return None;
@@ -205,8 +208,8 @@ fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<Vec<f
             z[i] = f * z[clamped[u]].max(0.0);
         }
     }
-    // Check every condition against the bounds in force at z.
-    let w = p.w(&z);
+    // Check every condition against the bounds in force at z: first those on z alone, then,
+    // only if they hold, those on w (which costs a product with M).
     let (lo, hi) = p.bounds_at(&z);
     let zs = z
         .iter()
@@ -217,16 +220,26 @@ fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<Vec<f
             .fold(0.0f64, |s, v| s.max(v.abs()))
             .max(f64::MIN_POSITIVE);
     let (zt, wt) = (1e-12 * zs, 1e-12 * ws);
-    let ok = (0..n).all(|i| {
-        let (z, w, l, h) = (z[i], w[i], lo[i], hi[i]);
+    let z_ok = (0..n).all(|i| {
+        let (z, l, h) = (z[i], lo[i], hi[i]);
         match state[i] {
-            State::AtLo => (z - l).abs() <= zt && w >= -wt,
-            State::AtHi => (z - h).abs() <= zt && w <= wt,
+            State::AtLo => (z - l).abs() <= zt,
+            State::AtHi => (z - h).abs() <= zt,
             State::Fixed => (h - l).abs() <= zt && (z - l).abs() <= zt,
-            _ => z >= l - zt && z <= h + zt && w.abs() <= wt,
+            _ => z >= l - zt && z <= h + zt,
         }
     });
-    ok.then_some(z)
+    if !z_ok {
+        return None;
+    }
+    let w = p.w(&z);
+    let w_ok = (0..n).all(|i| match state[i] {
+        State::AtLo => w[i] >= -wt,
+        State::AtHi => w[i] <= wt,
+        State::Fixed => true,
+        _ => w[i].abs() <= wt,
+    });
+    w_ok.then_some((z, w))
 }
 
 /// Move the normal values behind the friction bounds a fraction omega towards the new solution.

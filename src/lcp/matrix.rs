@@ -86,7 +86,18 @@ impl DenseMatrix {
     /// The largest absolute row sum (infinity norm).
     pub fn norm_inf(&self) -> f64 {
         (0..self.rows)
-            .map(|i| self.row(i).iter().map(|v| v.abs()).sum::<f64>())
+            .map(|i| {
+                // Four partial sums, as in `dot`.
+                let row = self.row(i).chunks_exact(4);
+                let tail: f64 = row.remainder().iter().map(|v| v.abs()).sum();
+                let mut acc = [0.0f64; 4];
+                for c in row {
+                    for k in 0..4 {
+                        acc[k] += c[k].abs();
+                    }
+                }
+                (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+            })
             .fold(0.0, f64::max)
     }
 

@@ -197,6 +197,10 @@ impl Newton<'_> {
             for col in yc.chunks_exact_mut(dc) {
                 chol[c].solve_in_place(col);
             }
+            // The group's block of S, one product a pair and mirrored (so S stays exactly
+            // symmetric), then added to S row by row.
+            let nr = rs.len();
+            let mut blk = vec![0.0; nr * nr];
             for (x, yx) in yc.chunks_exact(dc).enumerate() {
                 for (k, jk) in jc.chunks_exact(dc).enumerate().skip(x) {
                     let e = if dc == 6 {
@@ -204,10 +208,14 @@ impl Newton<'_> {
                     } else {
                         dot(jk, yx)
                     };
-                    s[(rs[x], rs[k])] += e;
-                    if k != x {
-                        s[(rs[k], rs[x])] += e;
-                    }
+                    blk[x * nr + k] = e;
+                    blk[k * nr + x] = e;
+                }
+            }
+            for (&a, bx) in rs.iter().zip(blk.chunks_exact(nr.max(1))) {
+                let row = s.row_mut(a);
+                for (&b, e) in rs.iter().zip(bx) {
+                    row[b] += e;
                 }
             }
             y.push(GroupColumns {
