@@ -98,6 +98,71 @@ fn rigid_rows_are_coupled_exactly() {
     }
 }
 
+/// Give every `every`-th liquid row on a body in `pairs` a second body term, so that it
+/// couples two bodies (a particle squeezed between them): H then joins those bodies.
+fn squeeze(p: &mut StructuredProblem, pairs: &[(usize, usize)], every: usize) -> Vec<usize> {
+    let mut squeezed = vec![];
+    for i in 0..p.len() {
+        let row = &p.rows[i];
+        let Some(first) = row.bodies[0] else { continue };
+        if row.particle.is_none() || row.bodies[1].is_some() || i % every != 0 {
+            continue;
+        }
+        let Some(&(_, other)) = pairs.iter().find(|(a, _)| *a == first.body) else {
+            continue;
+        };
+        let j = first.j;
+        let j2 = [-j[0], -j[1], -j[2], 0.3 * j[4], -0.2 * j[5], 0.1 * j[3]];
+        p.rows[i] = row.clone().with_body(other, j2);
+        squeezed.push(i);
+    }
+    squeezed
+}
+
+#[test]
+fn liquid_rows_on_two_bodies_join_their_groups() {
+    // Bodies 0-1 and 2-3 joined (two groups of two), or 0-1-2 (one group of three and one
+    // alone), with and without rigid rows carrying friction.
+    type Joined = &'static [(usize, usize)];
+    let cases: [(Joined, usize, bool); 4] = [
+        (&[(0, 1), (2, 3)], 0, false),
+        (&[(0, 1), (1, 2)], 0, false),
+        (&[(0, 1), (2, 3)], 8, false),
+        (&[(1, 2), (2, 0)], 8, true),
+    ];
+    for (pairs, rigid, friction) in cases {
+        for seed in 0..2 {
+            let mut sp = spec(240, 4, rigid, 0, seed);
+            sp.friction = friction;
+            let mut p = liquid_on_boxes(&sp);
+            let squeezed = squeeze(&mut p, pairs, 5);
+            assert!(squeezed.len() > 10);
+            let s = solve_structured(&p, &Options::default()).unwrap();
+            assert_eq!(s.outcome, Outcome::Solved);
+            assert!(s.residuals.relative() < 1e-9, "{:?}", s.residuals);
+            assert!(
+                squeezed.iter().any(|&i| s.z[i] > 0.0),
+                "no squeezed row active"
+            );
+            let d = p.to_dense();
+            let g = dantzig(&d, &Options::default()).unwrap();
+            assert_eq!(g.outcome, Outcome::Solved);
+            // w and the body velocities are unique even where z is not.
+            let w = d.w(&s.z);
+            let ws = max_abs(&d.q);
+            for (a, b) in w.iter().zip(&g.w) {
+                assert!((a - b).abs() <= 1e-9 * ws, "{a} vs {b}");
+            }
+            let fs = p.body_velocity(&s.z);
+            let fg = p.body_velocity(&g.z);
+            let fscale = max_abs(&fg).max(1e-300);
+            for (a, b) in fs.iter().zip(&fg) {
+                assert!((a - b).abs() <= 1e-9 * fscale, "{a} vs {b}");
+            }
+        }
+    }
+}
+
 #[test]
 fn ten_thousand_contacts_on_four_bodies_in_few_newton_steps() {
     let p = liquid_on_boxes(&spec(10_000, 4, 0, 0, 42));

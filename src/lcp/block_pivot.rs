@@ -11,12 +11,16 @@
 //! active set unchanged. Friction bounds that follow a normal row live among the exact rows
 //! and are made consistent inside the Dantzig sub-solve. A solve that still fails is retried
 //! by dense Dantzig pivoting when the problem is small enough to densify.
-use super::dantzig::{Warm, boxed_fixed, boxed_solve, dantzig_unchecked, dantzig_warm};
-use super::matrix::{Cholesky, DenseMatrix, dot};
+use super::boxed::boxed_fixed;
+use super::dantzig::{Warm, dantzig_unchecked};
+use super::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
 use super::options::Options;
-use super::problem::{DenseProblem, effective_bounds};
+use super::problem::effective_bounds;
 use super::solution::{Outcome, Residuals, Solution};
 use super::structured::StructuredProblem;
+use model::Model;
+
+mod model;
 
 /// Above this many rows a failed Newton solve is not retried by dense pivoting.
 const DENSE_FALLBACK_ROWS: usize = 3000;
@@ -41,23 +45,20 @@ pub fn solve_structured(problem: &StructuredProblem, options: &Options) -> crate
     Ok(sol)
 }
 
-/// Liquid rows in flat arrays.
+/// Liquid rows in flat arrays: the problem row, the number of bodies, the bodies, their
+/// Jacobian rows, `D_ii` and its inverse, and q.
 struct Liquid {
     row: Vec<usize>,
     nb: Vec<u8>,
     body: Vec<[usize; 2]>,
     j: Vec<[f64; 12]>,
     d: Vec<f64>,
+    inv_d: Vec<f64>,
     q: Vec<f64>,
-}
-
-/// A Newton model: the active set it was built for, f0, `Y = H^-1 J_R^T`, S and q_eff.
-struct Model {
-    active: Vec<bool>,
-    f0: Vec<f64>,
-    y: Vec<Vec<f64>>,
-    s: DenseMatrix,
-    qe: Vec<f64>,
+    /// The runs of rows on one body, body by body.
+    single: Vec<std::ops::Range<usize>>,
+    /// The run of rows on two bodies.
+    two_body: std::ops::Range<usize>,
 }
 
 struct Newton<'a> {
@@ -68,8 +69,9 @@ struct Newton<'a> {
     liq: Liquid,
     /// Exact rows (indices into the problem).
     exact: Vec<usize>,
-    /// D among the exact rows (dense, small).
-    d_exact: DenseMatrix,
+    /// Exact rows (positions among them) that share a liquid particle, one list a particle:
+    /// D is non-zero only within these.
+    particle_groups: Vec<Vec<usize>>,
     /// For each exact row, the exact-row position of its friction normal (friction normals are
     /// always exact rows), so friction is solved inside the small Dantzig problem.
     local_friction: Vec<Option<usize>>,
@@ -111,14 +113,9 @@ impl<'a> Newton<'a> {
             }
             v
         };
-        let mut liq = Liquid {
-            row: vec![],
-            nb: vec![],
-            body: vec![],
-            j: vec![],
-            d: vec![],
-            q: vec![],
-        };
+        // Liquid rows in the order single-body rows body by body, then two-body rows, then rows
+        // on no dynamic body, so that the model sums each body's rows in one run.
+        let mut key = vec![usize::MAX; p.len()];
         let mut exact = vec![];
         for (i, r) in p.rows.iter().enumerate() {
             let liquid = r
@@ -133,6 +130,41 @@ impl<'a> Newton<'a> {
                 exact.push(i);
                 continue;
             }
+            key[i] = match r.bodies {
+                [Some(t), None] | [None, Some(t)] => t.body,
+                [Some(_), Some(_)] => nb,
+                [None, None] => nb + 1,
+            };
+        }
+        let mut start = vec![0usize; nb + 3];
+        for &k in key.iter().filter(|&&k| k != usize::MAX) {
+            start[k + 1] += 1;
+        }
+        for k in 0..nb + 2 {
+            start[k + 1] += start[k];
+        }
+        let single = (0..nb).map(|b| start[b]..start[b + 1]).collect();
+        let two_body = start[nb]..start[nb + 1];
+        let nl = start[nb + 2];
+        let mut order = vec![0usize; nl];
+        let mut next = start.clone();
+        for (i, &k) in key.iter().enumerate().filter(|(_, k)| **k != usize::MAX) {
+            order[next[k]] = i;
+            next[k] += 1;
+        }
+        let mut liq = Liquid {
+            row: Vec::with_capacity(nl),
+            nb: Vec::with_capacity(nl),
+            body: Vec::with_capacity(nl),
+            j: Vec::with_capacity(nl),
+            d: Vec::with_capacity(nl),
+            inv_d: Vec::with_capacity(nl),
+            q: Vec::with_capacity(nl),
+            single,
+            two_body,
+        };
+        for i in order {
+            let r = &p.rows[i];
             let t = r.particle.as_ref().expect("liquid row");
             let mut js = [0.0; 12];
             let mut bs = [0usize; 2];
@@ -142,24 +174,24 @@ impl<'a> Newton<'a> {
                 js[6 * k..6 * k + 6].copy_from_slice(&bt.j);
                 k += 1;
             }
+            let d = dot(&t.n, &t.n) * p.particle_inv_mass[t.particle];
             liq.row.push(i);
             liq.nb.push(k as u8);
             liq.body.push(bs);
             liq.j.push(js);
-            liq.d
-                .push(dot(&t.n, &t.n) * p.particle_inv_mass[t.particle]);
+            liq.d.push(d);
+            liq.inv_d.push(1.0 / d);
             liq.q.push(r.q);
         }
-        let ne = exact.len();
-        let mut d_exact = DenseMatrix::zeros(ne, ne);
-        for a in 0..ne {
-            for b in 0..ne {
-                let (ra, rb) = (&p.rows[exact[a]], &p.rows[exact[b]]);
-                if let (Some(pa), Some(pb)) = (&ra.particle, &rb.particle)
-                    && pa.particle == pb.particle
-                {
-                    d_exact[(a, b)] = dot(&pa.n, &pb.n) * p.particle_inv_mass[pa.particle];
+        let mut group_of = vec![usize::MAX; p.particle_inv_mass.len()];
+        let mut particle_groups: Vec<Vec<usize>> = Vec::new();
+        for (a, &i) in exact.iter().enumerate() {
+            if let Some(t) = &p.rows[i].particle {
+                if group_of[t.particle] == usize::MAX {
+                    group_of[t.particle] = particle_groups.len();
+                    particle_groups.push(Vec::new());
                 }
+                particle_groups[group_of[t.particle]].push(a);
             }
         }
         let mut pos = vec![usize::MAX; p.len()];
@@ -176,8 +208,20 @@ impl<'a> Newton<'a> {
             minv,
             liq,
             exact,
-            d_exact,
+            particle_groups,
             local_friction,
+        }
+    }
+
+    /// `D_ab` between exact rows a and b (positions among them): `n_a.n_b / m` on a shared
+    /// particle, else 0.
+    fn d_entry(&self, a: usize, b: usize) -> f64 {
+        let (ra, rb) = (&self.p.rows[self.exact[a]], &self.p.rows[self.exact[b]]);
+        match (&ra.particle, &rb.particle) {
+            (Some(pa), Some(pb)) if pa.particle == pb.particle => {
+                dot(&pa.n, &pb.n) * self.p.particle_inv_mass[pa.particle]
+            }
+            _ => 0.0,
         }
     }
 
@@ -186,7 +230,7 @@ impl<'a> Newton<'a> {
         let mut s = 0.0;
         for k in 0..self.liq.nb[l] as usize {
             let b = self.liq.body[l][k];
-            s += dot(&self.liq.j[l][6 * k..6 * k + 6], &f[6 * b..6 * b + 6]);
+            s += dot6(six(&self.liq.j[l], 6 * k), six(f, 6 * b));
         }
         s
     }
@@ -195,14 +239,21 @@ impl<'a> Newton<'a> {
     fn j_f(&self, i: usize, f: &[f64]) -> f64 {
         self.p.rows[i]
             .body_terms()
-            .map(|t| dot(&t.j, &f[6 * t.body..6 * t.body + 6]))
+            .map(|t| dot6(&t.j, six(f, 6 * t.body)))
             .sum()
     }
 
     /// Liquid v = J f + q into `v`.
     fn liquid_v(&self, f: &[f64], v: &mut [f64]) {
-        for (l, vl) in v.iter_mut().enumerate() {
-            *vl = self.jl_f(l, f) + self.liq.q[l];
+        v.copy_from_slice(&self.liq.q);
+        for (b, run) in self.liq.single.iter().enumerate() {
+            let fb = six(f, 6 * b);
+            for l in run.clone() {
+                v[l] += dot6(six(&self.liq.j[l], 0), fb);
+            }
+        }
+        for l in self.liq.two_body.clone() {
+            v[l] += self.jl_f(l, f);
         }
     }
 
@@ -218,254 +269,75 @@ impl<'a> Newton<'a> {
         s
     }
 
-    /// The exact rows' part of the dual, `sum h_r(v_r)` at f, for fixed bounds. Rows with an
-    /// infinite bound contribute 0 (every iterate after the first keeps them feasible).
+    /// The exact rows' part of the dual, `sum h_r(v_r)` at f, for fixed bounds (`lo`, `hi` by
+    /// position among the exact rows). Rows with an infinite bound contribute 0 (every iterate
+    /// after the first keeps them feasible).
     fn exact_value(&self, f: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
-        let ne = self.exact.len();
         let mut total = 0.0;
-        let mut grouped = vec![false; ne];
-        for a in 0..ne {
-            if grouped[a] {
-                continue;
-            }
-            let i = self.exact[a];
-            match self.p.rows[i].particle {
-                None => {
-                    let v = self.j_f(i, f) + self.p.rows[i].q;
-                    let b = if v > 0.0 { lo[i] } else { hi[i] };
-                    if b.is_finite() {
-                        total += b * v;
-                    }
-                }
-                Some(t) => {
-                    // min over the box of z^T D z / 2 + v^T z for this particle's rows.
-                    let members: Vec<usize> = (a..ne)
-                        .filter(|&c| {
-                            self.p.rows[self.exact[c]]
-                                .particle
-                                .is_some_and(|u| u.particle == t.particle)
-                        })
-                        .collect();
-                    let k = members.len();
-                    let mut dm = DenseMatrix::zeros(k, k);
-                    let mut v = vec![0.0; k];
-                    let (mut l, mut h) = (vec![0.0; k], vec![0.0; k]);
-                    for (x, &c) in members.iter().enumerate() {
-                        grouped[c] = true;
-                        let ic = self.exact[c];
-                        v[x] = self.j_f(ic, f) + self.p.rows[ic].q;
-                        l[x] = lo[ic];
-                        h[x] = hi[ic];
-                        for (y, &e) in members.iter().enumerate() {
-                            dm[(x, y)] = self.d_exact[(c, e)];
-                        }
-                    }
-                    let mut piv = 0;
-                    let (z, out) = boxed_fixed(&dm, &v, &l, &h, 1e-12, 1000, &mut piv);
-                    if out != Outcome::Solved {
-                        return f64::NEG_INFINITY;
-                    }
-                    let dz = dm.mul_vec(&z);
-                    total += 0.5 * dot(&z, &dz) + dot(&v, &z);
+        for (a, &i) in self.exact.iter().enumerate() {
+            if self.p.rows[i].particle.is_none() {
+                let v = self.j_f(i, f) + self.p.rows[i].q;
+                let b = if v > 0.0 { lo[a] } else { hi[a] };
+                if b.is_finite() {
+                    total += b * v;
                 }
             }
+        }
+        // Rows on a particle: min over the box of z^T D z / 2 + v^T z for each particle's rows.
+        for members in &self.particle_groups {
+            let k = members.len();
+            let mut dm = DenseMatrix::zeros(k, k);
+            let mut v = vec![0.0; k];
+            let (mut l, mut h) = (vec![0.0; k], vec![0.0; k]);
+            for (x, &c) in members.iter().enumerate() {
+                let ic = self.exact[c];
+                v[x] = self.j_f(ic, f) + self.p.rows[ic].q;
+                l[x] = lo[c];
+                h[x] = hi[c];
+                for (y, &e) in members.iter().enumerate() {
+                    dm[(x, y)] = self.d_entry(c, e);
+                }
+            }
+            let mut piv = 0;
+            let (z, out) = boxed_fixed(&dm, &v, &l, &h, 1e-12, 1000, &mut piv);
+            if out != Outcome::Solved {
+                return f64::NEG_INFINITY;
+            }
+            let dz = dm.mul_vec(&z);
+            total += 0.5 * dot(&z, &dz) + dot(&v, &z);
         }
         total
     }
 
-    /// The dual objective and the liquid v at f.
-    fn psi(&self, f: &[f64], v: &mut [f64], lo: &[f64], hi: &[f64]) -> f64 {
-        self.liquid_v(f, v);
+    /// The dual objective at f, given the liquid rows' v there.
+    fn psi(&self, f: &[f64], v: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
         let mut s = -0.5 * self.kinetic(f);
-        for (l, &vl) in v.iter().enumerate() {
-            if vl < 0.0 {
-                s -= vl * vl / (2.0 * self.liq.d[l]);
-            }
+        for (&vl, &inv_d) in v.iter().zip(&self.liq.inv_d) {
+            let a = vl.min(0.0);
+            s -= 0.5 * a * a * inv_d;
         }
         s + self.exact_value(f, lo, hi)
     }
 
-    /// The Newton model for the active set of `v`: `H = W^-1 + J_A^T D_A^-1 J_A` factored,
-    /// `f0 = -H^-1 J_A^T D_A^-1 q_A`, and the exact rows' Schur complement.
-    fn build_model(&self, v: &[f64]) -> Result<Model, Outcome> {
-        let dim = self.dim;
-        let nbod = self.minv.len();
-        // Single-body rows accumulate into per-body 6x6 blocks; two-body rows go to H directly.
-        let mut blocks = vec![[0.0f64; 36]; nbod];
-        let mut h = DenseMatrix::zeros(dim, dim);
-        let mut g = vec![0.0; dim];
-        for (l, &vl) in v.iter().enumerate() {
-            if vl >= 0.0 {
-                continue;
-            }
-            let inv_d = 1.0 / self.liq.d[l];
-            let nb = self.liq.nb[l] as usize;
-            let j = &self.liq.j[l];
-            let q = self.liq.q[l];
-            if nb == 1 {
-                let b = self.liq.body[l][0];
-                let blk = &mut blocks[b];
-                for r in 0..6 {
-                    let jr = j[r] * inv_d;
-                    g[6 * b + r] -= jr * q;
-                    for c in 0..6 {
-                        blk[r * 6 + c] += jr * j[c];
-                    }
-                }
-                continue;
-            }
-            for a in 0..nb {
-                let ba = self.liq.body[l][a];
-                for r in 0..6 {
-                    let jr = j[6 * a + r] * inv_d;
-                    g[6 * ba + r] -= jr * q;
-                    for c in 0..nb {
-                        let bc = self.liq.body[l][c];
-                        let row = h.row_mut(6 * ba + r);
-                        for s in 0..6 {
-                            row[6 * bc + s] += jr * j[6 * c + s];
-                        }
-                    }
-                }
-            }
-        }
-        for (b, m) in self.minv.iter().enumerate() {
-            for r in 0..6 {
-                for c in 0..6 {
-                    h[(6 * b + r, 6 * b + c)] += m[r * 6 + c] + blocks[b][r * 6 + c];
-                }
-            }
-        }
-        let Some(ch) = Cholesky::new(&h, 1e-14) else {
-            return Err(Outcome::Singular);
-        };
-        let mut f0 = g;
-        ch.solve_in_place(&mut f0);
-        let ne = self.exact.len();
-        // Y = H^-1 J_R^T, S = D_RR + J_R Y, q_eff = q_R + J_R f0.
-        let mut y = vec![vec![0.0; dim]; ne];
-        for (a, &i) in self.exact.iter().enumerate() {
-            for t in self.p.rows[i].body_terms() {
-                y[a][6 * t.body..6 * t.body + 6].copy_from_slice(&t.j);
-            }
-            ch.solve_in_place(&mut y[a]);
-        }
-        // S = D_RR + J_R Y from each row's body terms (one or two 6-blocks), so an entry costs
-        // 6 or 12 products; S is symmetric, so only its upper triangle is computed.
-        let terms: Vec<Vec<(usize, [f64; 6])>> = self
-            .exact
-            .iter()
-            .map(|&i| {
-                self.p.rows[i]
-                    .body_terms()
-                    .map(|t| (6 * t.body, t.j))
-                    .collect()
-            })
-            .collect();
-        let jr_dot = |a: usize, x: &[f64]| -> f64 {
-            terms[a].iter().map(|(o, j)| dot(j, &x[*o..*o + 6])).sum()
-        };
-        let mut s = self.d_exact.clone();
-        let mut qe = vec![0.0; ne];
-        for a in 0..ne {
-            qe[a] = self.p.rows[self.exact[a]].q + jr_dot(a, &f0);
-            for b in a..ne {
-                let v = jr_dot(a, &y[b]);
-                s[(a, b)] += v;
-                if b != a {
-                    s[(b, a)] += v;
-                }
-            }
-        }
-        Ok(Model {
-            active: v.iter().map(|&x| x < 0.0).collect(),
-            f0,
-            y,
-            s,
-            qe,
-        })
-    }
-
-    /// The maximiser of a model for these bounds: f* and the exact rows' z, or the Dantzig
-    /// sub-solve's failure.
-    fn model_step(
-        &self,
-        model: &Model,
-        lo: &[f64],
-        hi: &[f64],
-        options: &Options,
-        pivots: &mut usize,
-        warm: &mut Option<Warm>,
-    ) -> Result<(Vec<f64>, Vec<f64>), Outcome> {
-        let ne = self.exact.len();
-        if ne == 0 {
-            return Ok((model.f0.clone(), vec![]));
-        }
-        let (zr, out) = if self.local_friction.iter().any(Option::is_some) {
-            // Friction bounds follow their normals: solved exactly in the small problem, with
-            // the rows' own coefficients.
-            let sub = DenseProblem {
-                m: model.s.clone(),
-                q: model.qe.clone(),
-                lo: self.exact.iter().map(|&i| self.p.rows[i].lo).collect(),
-                hi: self.exact.iter().map(|&i| self.p.rows[i].hi).collect(),
-                friction: self.local_friction.clone(),
-            };
-            let (sol, next) = dantzig_warm(&sub, options, warm.as_ref());
-            *warm = Some(next);
-            *pivots += sol.pivots;
-            (sol.z, sol.outcome)
-        } else {
-            let l: Vec<f64> = self.exact.iter().map(|&i| lo[i]).collect();
-            let h: Vec<f64> = self.exact.iter().map(|&i| hi[i]).collect();
-            let limit = options.pivot_limit_for(ne);
-            let (z, out, state) = boxed_solve(
-                &model.s,
-                &model.qe,
-                &l,
-                &h,
-                options.tolerance,
-                limit,
-                pivots,
-                warm.as_ref().map(|w| w.1.as_slice()),
-            );
-            *warm = Some((z.clone(), state));
-            (z, out)
-        };
-        if out != Outcome::Solved {
-            return Err(out);
-        }
-        let mut f = model.f0.clone();
-        for (a, &za) in zr.iter().enumerate() {
-            if za != 0.0 {
-                for (fk, yk) in f.iter_mut().zip(&model.y[a]) {
-                    *fk += za * yk;
-                }
-            }
-        }
-        Ok((f, zr))
-    }
-
     fn solve(&self, options: &Options) -> Solution {
         let n = self.p.len();
-        let nl = self.liq.row.len();
-        let lo0: Vec<f64> = self.p.rows.iter().map(|r| r.lo).collect();
-        let hi0: Vec<f64> = self.p.rows.iter().map(|r| r.hi).collect();
-        let fr: Vec<Option<usize>> = self.p.rows.iter().map(|r| r.friction).collect();
-        let has_friction = fr.iter().any(Option::is_some);
+        let ne = self.exact.len();
+        // The exact rows' own bounds (coefficients for friction rows).
+        let lo0: Vec<f64> = self.exact.iter().map(|&i| self.p.rows[i].lo).collect();
+        let hi0: Vec<f64> = self.exact.iter().map(|&i| self.p.rows[i].hi).collect();
+        let has_friction = self.local_friction.iter().any(Option::is_some);
+        // At f = 0 the liquid rows' v is their q.
         let mut f = vec![0.0; self.dim];
-        let mut v = vec![0.0; nl];
-        let mut vt = vec![0.0; nl];
-        self.liquid_v(&f, &mut v);
-        // The exact rows' latest values, for the friction bounds the merit uses.
-        let mut zbar = vec![0.0; n];
-        let mut zr: Vec<f64> = vec![0.0; self.exact.len()];
+        let mut v = self.liq.q.clone();
+        let mut vt = vec![0.0; v.len()];
+        let mut zr: Vec<f64> = vec![0.0; ne];
         let mut pivots = 0;
         let mut iterations = 0;
         let mut model: Option<Model> = None;
         // The exact rows' index sets from the previous step: a warm start for the next.
         let mut warm: Option<Warm> = None;
-        let (mut lo, mut hi) = effective_bounds(&lo0, &hi0, &fr, &zbar);
+        // The exact rows' bounds in force (friction rows follow their normal's latest value).
+        let (mut lo, mut hi) = effective_bounds(&lo0, &hi0, &self.local_friction, &zr);
         let outcome = loop {
             if iterations >= options.max_newton_iterations {
                 break Outcome::PivotLimit;
@@ -487,33 +359,33 @@ impl<'a> Newton<'a> {
                 Err(o) => break o,
             };
             if has_friction {
-                for (a, &i) in self.exact.iter().enumerate() {
-                    zbar[i] = zrs[a];
-                }
-                (lo, hi) = effective_bounds(&lo0, &hi0, &fr, &zbar);
+                (lo, hi) = effective_bounds(&lo0, &hi0, &self.local_friction, &zrs);
             }
-            let d: Vec<f64> = fstar.iter().zip(&f).map(|(a, b)| a - b).collect();
             // A full step that keeps the active set is the exact solution: take it.
             self.liquid_v(&fstar, &mut vt);
             let repeats = vt.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a);
             let t = if iterations == 1 || repeats {
                 1.0
             } else {
-                match self.line_search(&f, &fstar, &v, (&lo, &hi), &mut vt) {
+                match self.line_search(&f, &v, &fstar, &vt, (&lo, &hi)) {
                     Some(t) => t,
                     None => break Outcome::Singular,
                 }
             };
-            for (fk, dk) in f.iter_mut().zip(&d) {
-                *fk += t * dk;
-            }
             zr = zrs;
-            if repeats {
-                // t = 1 here, and vt holds v at f*.
+            if t == 1.0 {
+                // vt holds v at f*.
+                f = fstar;
                 std::mem::swap(&mut v, &mut vt);
+            } else {
+                for (fk, sk) in f.iter_mut().zip(&fstar) {
+                    *fk += t * (sk - *fk);
+                }
+                self.liquid_v(&f, &mut v);
+            }
+            if repeats {
                 break Outcome::Solved;
             }
-            self.liquid_v(&f, &mut v);
         };
         let mut z = vec![0.0; n];
         for (l, &vl) in v.iter().enumerate() {
@@ -525,19 +397,20 @@ impl<'a> Newton<'a> {
         finish(self.p, z, outcome, pivots, iterations)
     }
 
-    /// Backtracking on the dual: the largest `t = 2^-k` with
-    /// `Psi(f + t d) >= Psi(f) + 1e-4 t Delta`, `Delta = grad_s . d + h(f*) - h(f)`
-    /// (proximal Newton's sufficient increase). None if t falls below 1e-12.
+    /// Backtracking on the dual from f (liquid v there: `v`) towards f* (`vstar`): the
+    /// largest `t = 2^-k` with `Psi(f + t d) >= Psi(f) + 1e-4 t Delta`,
+    /// `Delta = grad_s . d + h(f*) - h(f)` (proximal Newton's sufficient increase). None if t
+    /// falls below 1e-12.
     fn line_search(
         &self,
         f: &[f64],
-        fstar: &[f64],
         v: &[f64],
+        fstar: &[f64],
+        vstar: &[f64],
         (lo, hi): (&[f64], &[f64]),
-        scratch: &mut [f64],
     ) -> Option<f64> {
         let d: Vec<f64> = fstar.iter().zip(f).map(|(a, b)| a - b).collect();
-        let psi0 = self.psi(f, scratch, lo, hi);
+        let psi0 = self.psi(f, v, lo, hi);
         let mut grad = vec![0.0; self.dim];
         for (l, &vl) in v.iter().enumerate() {
             if vl < 0.0 {
@@ -559,10 +432,15 @@ impl<'a> Newton<'a> {
         let h1 = self.exact_value(fstar, lo, hi);
         let delta = (dot(&grad, &d) + h1 - h0).max(0.0);
         let slack = 1e-12 * (psi0.abs() + self.kinetic(f).abs());
-        let mut t = 1.0;
+        if self.psi(fstar, vstar, lo, hi) >= psi0 + 1e-4 * delta - slack {
+            return Some(1.0);
+        }
+        let mut vt = vec![0.0; v.len()];
+        let mut t = 0.5;
         loop {
             let ft: Vec<f64> = f.iter().zip(&d).map(|(a, b)| a + t * b).collect();
-            if self.psi(&ft, scratch, lo, hi) >= psi0 + 1e-4 * t * delta - slack {
+            self.liquid_v(&ft, &mut vt);
+            if self.psi(&ft, &vt, lo, hi) >= psi0 + 1e-4 * t * delta - slack {
                 return Some(t);
             }
             t *= 0.5;

@@ -1,9 +1,9 @@
-//! Dantzig/Baraff principal pivoting for boxed LCPs with symmetric positive semi-definite M:
-//! each row in turn is driven until its w reaches zero or its z a bound, taking the largest
-//! step that keeps every processed row feasible. Friction bounds that follow a normal row are
+//! Dantzig/Baraff principal pivoting for boxed LCPs with symmetric positive semi-definite M
+//! (the drive itself lives in `boxed.rs`). Friction bounds that follow a normal row are
 //! made exact by fixed-point rounds over the bounds.
+use super::boxed::{MatrixFacts, State, boxed_solve};
 use super::lemke::w_scale;
-use super::matrix::{DenseMatrix, Lu, dot};
+use super::matrix::{DenseMatrix, Lu};
 use super::options::Options;
 use super::problem::{DenseProblem, effective_bounds};
 use super::solution::{Outcome, Residuals, Solution};
@@ -28,23 +28,28 @@ pub fn dantzig(problem: &DenseProblem, options: &Options) -> crate::Result<Solut
 
 /// Dantzig without validation.
 pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> Solution {
-    dantzig_warm(problem, options, None).0
+    dantzig_warm(problem, options, None, None).0
 }
 
 /// A warm start: z and the final index sets of a solve of a nearby problem.
 pub(crate) type Warm = (Vec<f64>, Vec<State>);
 
-/// Dantzig without validation, optionally warm-started; also returns the final warm start.
+/// Dantzig without validation, optionally warm-started and told M's facts (else they are
+/// measured); also returns the final warm start.
 pub(crate) fn dantzig_warm(
     problem: &DenseProblem,
     options: &Options,
     warm: Option<&Warm>,
+    facts: Option<MatrixFacts>,
 ) -> (Solution, Warm) {
     let n = problem.len();
     let limit = options.pivot_limit_for(n);
     let mut pivots = 0;
     let has_friction = problem.friction.iter().any(Option::is_some);
+    let facts = facts.unwrap_or_else(|| MatrixFacts::of(&problem.m));
     let mut z = vec![0.0; n];
+    // w at z, when the fixed point found it already.
+    let mut w_known = None;
     // The normal values the friction bounds are taken from (relaxed after a few rounds, so that
     // a two-state oscillation dies out).
     let mut zbar = warm.map_or_else(|| vec![0.0; n], |w| w.0.clone());
@@ -60,9 +65,10 @@ pub(crate) fn dantzig_warm(
         // system: friction rows on a bound move with their normal's value.
         if has_friction
             && let Some(state) = last_state.as_deref()
-            && let Some(zf) = fixed_point(problem, state, &zlast)
+            && let Some((zf, wf)) = fixed_point(problem, state, &zlast)
         {
             z = zf;
+            w_known = Some(wf);
             break Outcome::Solved;
         }
         rounds += 1;
@@ -75,7 +81,8 @@ pub(crate) fn dantzig_warm(
             options.tolerance,
             limit,
             &mut pivots,
-            last_state.as_deref(),
+            last_state.as_deref().map(|s| (zlast.as_slice(), s)),
+            facts,
         );
         z = znew;
         zlast.clone_from(&z);
@@ -97,7 +104,7 @@ pub(crate) fn dantzig_warm(
         last_change = change;
         relax_normals(&mut zbar, &z, if damped { 0.5 } else { 1.0 });
     };
-    let w = problem.w(&z);
+    let w = w_known.unwrap_or_else(|| problem.w(&z));
     let (lo, hi) = problem.bounds_at(&z);
     let residuals = Residuals::compute(&z, &w, &lo, &hi, w_scale(&problem.m, &problem.q, &z));
     // Rounding on a rank-deficient clamped set can end the drive on a point that is not a
@@ -123,8 +130,8 @@ pub(crate) fn dantzig_warm(
 /// are unknowns with w = 0, rows on a bound sit on it (a friction row's bound is its
 /// coefficient times its normal's value, substituted into the system), parked rows keep their
 /// values from `zprev`. Some(z) only if every condition holds to rounding against the bounds
-/// in force at z itself, so z is a solution of the friction problem.
-fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<Vec<f64>> {
+/// in force at z itself, so z is a solution of the friction problem; w comes with it.
+fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
     let n = p.len();
     if state.len() != n {
         return None;
@@ -201,8 +208,8 @@ fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<Vec<f
             z[i] = f * z[clamped[u]].max(0.0);
         }
     }
-    // Check every condition against the bounds in force at z.
-    let w = p.w(&z);
+    // Check every condition against the bounds in force at z: first those on z alone, then,
+    // only if they hold, those on w (which costs a product with M).
     let (lo, hi) = p.bounds_at(&z);
     let zs = z
         .iter()
@@ -213,16 +220,26 @@ fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<Vec<f
             .fold(0.0f64, |s, v| s.max(v.abs()))
             .max(f64::MIN_POSITIVE);
     let (zt, wt) = (1e-12 * zs, 1e-12 * ws);
-    let ok = (0..n).all(|i| {
-        let (z, w, l, h) = (z[i], w[i], lo[i], hi[i]);
+    let z_ok = (0..n).all(|i| {
+        let (z, l, h) = (z[i], lo[i], hi[i]);
         match state[i] {
-            State::AtLo => (z - l).abs() <= zt && w >= -wt,
-            State::AtHi => (z - h).abs() <= zt && w <= wt,
+            State::AtLo => (z - l).abs() <= zt,
+            State::AtHi => (z - h).abs() <= zt,
             State::Fixed => (h - l).abs() <= zt && (z - l).abs() <= zt,
-            _ => z >= l - zt && z <= h + zt && w.abs() <= wt,
+            _ => z >= l - zt && z <= h + zt,
         }
     });
-    ok.then_some(z)
+    if !z_ok {
+        return None;
+    }
+    let w = p.w(&z);
+    let w_ok = (0..n).all(|i| match state[i] {
+        State::AtLo => w[i] >= -wt,
+        State::AtHi => w[i] <= wt,
+        State::Fixed => true,
+        _ => w[i].abs() <= wt,
+    });
+    w_ok.then_some((z, w))
 }
 
 /// Move the normal values behind the friction bounds a fraction omega towards the new solution.
@@ -240,360 +257,4 @@ fn bounds_change(p: &DenseProblem, a: &[f64], b: &[f64]) -> f64 {
         .filter(|&i| p.friction[i].is_some())
         .map(|i| (la[i] - lb[i]).abs().max((ha[i] - hb[i]).abs()))
         .fold(0.0, f64::max)
-}
-
-/// Where a row ended: the index sets of the principal pivoting.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub(crate) enum State {
-    Waiting,
-    Clamped,
-    AtLo,
-    AtHi,
-    Fixed,
-    /// Strictly inside its bounds with w = 0, but its column depends on C's numerically: it
-    /// stays put while its w stays zero, and joins C as soon as a step would change its w.
-    Parked,
-}
-
-/// What stops a drive step.
-#[derive(Debug, Clone, Copy)]
-enum Block {
-    DriveZero,
-    DriveBound(bool),
-    ClampedBound(usize, bool),
-    Unclamp(usize),
-}
-
-/// The inverse of M restricted to the clamped set, kept up to date by bordering.
-struct ClampedInverse {
-    idx: Vec<usize>,
-    inv: Vec<f64>,
-}
-
-impl ClampedInverse {
-    fn k(&self) -> usize {
-        self.idx.len()
-    }
-
-    /// Add row/column i; false if the Schur complement is below `tol`.
-    fn add(&mut self, m: &DenseMatrix, i: usize, tol: f64) -> bool {
-        let k = self.k();
-        let b: Vec<f64> = self.idx.iter().map(|&c| m[(c, i)]).collect();
-        let r: Vec<f64> = self.idx.iter().map(|&c| m[(i, c)]).collect();
-        let u: Vec<f64> = (0..k)
-            .map(|a| dot(&self.inv[a * k..(a + 1) * k], &b))
-            .collect();
-        let v: Vec<f64> = (0..k)
-            .map(|c| (0..k).map(|a| r[a] * self.inv[a * k + c]).sum())
-            .collect();
-        let s = m[(i, i)] - dot(&r, &u);
-        if s.abs() <= tol || !s.is_finite() {
-            return false;
-        }
-        let k1 = k + 1;
-        let mut inv = vec![0.0; k1 * k1];
-        for a in 0..k {
-            for c in 0..k {
-                inv[a * k1 + c] = self.inv[a * k + c] + u[a] * v[c] / s;
-            }
-            inv[a * k1 + k] = -u[a] / s;
-            inv[k * k1 + a] = -v[a] / s;
-        }
-        inv[k * k1 + k] = 1.0 / s;
-        self.inv = inv;
-        self.idx.push(i);
-        true
-    }
-
-    /// Remove the clamped entry at position p.
-    fn remove(&mut self, p: usize) {
-        let k = self.k();
-        let piv = self.inv[p * k + p];
-        let mut inv = Vec::with_capacity((k - 1) * (k - 1));
-        for a in (0..k).filter(|&a| a != p) {
-            for c in (0..k).filter(|&c| c != p) {
-                inv.push(self.inv[a * k + c] - self.inv[a * k + p] * self.inv[p * k + c] / piv);
-            }
-        }
-        self.inv = inv;
-        self.idx.remove(p);
-    }
-}
-
-/// Boxed LCP with constant bounds. Returns z and the outcome; `pivots` is incremented by the
-/// number of drive steps. Free rows are processed first, then the rest in order.
-pub(crate) fn boxed_fixed(
-    m: &DenseMatrix,
-    q: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    tol: f64,
-    limit: usize,
-    pivots: &mut usize,
-) -> (Vec<f64>, Outcome) {
-    let (z, outcome, _) = boxed_solve(m, q, lo, hi, tol, limit, pivots, None);
-    (z, outcome)
-}
-
-/// Try the final index sets of an earlier solve with nearby bounds: clamped rows re-solved,
-/// the rest on their bounds. Some(z) if every condition holds to rounding, else None.
-fn warm_start(
-    m: &DenseMatrix,
-    q: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    state: &[State],
-) -> Option<Vec<f64>> {
-    let n = q.len();
-    let mut z = vec![0.0; n];
-    let mut clamped = Vec::new();
-    for i in 0..n {
-        match state[i] {
-            State::AtLo if lo[i].is_finite() => z[i] = lo[i],
-            State::AtHi if hi[i].is_finite() => z[i] = hi[i],
-            State::Fixed if lo[i] == hi[i] => z[i] = lo[i],
-            State::Clamped | State::Parked if lo[i] < hi[i] => clamped.push(i),
-            _ => return None,
-        }
-    }
-    polish(m, q, &clamped, &mut z);
-    let w = {
-        let mut w = m.mul_vec(&z);
-        for (wi, qi) in w.iter_mut().zip(q) {
-            *wi += qi;
-        }
-        w
-    };
-    let zs = z
-        .iter()
-        .fold(0.0f64, |a, v| a.max(v.abs()))
-        .max(f64::MIN_POSITIVE);
-    let ws = q
-        .iter()
-        .fold(0.0f64, |a, v| a.max(v.abs()))
-        .max(f64::MIN_POSITIVE);
-    let (zt, wt) = (1e-12 * zs, 1e-12 * ws);
-    for i in 0..n {
-        let ok = match state[i] {
-            State::AtLo => w[i] >= -wt,
-            State::AtHi => w[i] <= wt,
-            State::Fixed => true,
-            _ => z[i] >= lo[i] - zt && z[i] <= hi[i] + zt && w[i].abs() <= wt,
-        };
-        if !ok {
-            return None;
-        }
-    }
-    Some(z)
-}
-
-/// `boxed_fixed`, optionally warm-started from an earlier solve's final states; also returns
-/// the final states.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn boxed_solve(
-    m: &DenseMatrix,
-    q: &[f64],
-    lo: &[f64],
-    hi: &[f64],
-    tol: f64,
-    limit: usize,
-    pivots: &mut usize,
-    warm: Option<&[State]>,
-) -> (Vec<f64>, Outcome, Vec<State>) {
-    if let Some(state) = warm
-        && let Some(z) = warm_start(m, q, lo, hi, state)
-    {
-        return (z, Outcome::Solved, state.to_vec());
-    }
-    let n = q.len();
-    let mscale = m.max_abs().max(f64::MIN_POSITIVE);
-    let qscale = q.iter().fold(0.0f64, |s, v| s.max(v.abs()));
-    let wtol = 1e-12 * qscale.max(f64::MIN_POSITIVE);
-    let stol = tol.max(1e-14) * 10.0 * mscale;
-    let mut z: Vec<f64> = (0..n).map(|i| 0.0f64.clamp(lo[i], hi[i])).collect();
-    let mut w = m.mul_vec(&z);
-    for i in 0..n {
-        w[i] += q[i];
-    }
-    let mut state = vec![State::Waiting; n];
-    let mut cl = ClampedInverse {
-        idx: Vec::new(),
-        inv: Vec::new(),
-    };
-    let free = |i: usize| lo[i] == f64::NEG_INFINITY && hi[i] == f64::INFINITY;
-    let order: Vec<usize> = (0..n)
-        .filter(|&i| free(i))
-        .chain((0..n).filter(|&i| !free(i)))
-        .collect();
-    let mut dz = vec![0.0; n];
-    let mut dw = vec![0.0; n];
-    let start = *pivots;
-    for &d in &order {
-        if lo[d] == hi[d] {
-            z[d] = lo[d];
-            state[d] = State::Fixed;
-            continue;
-        }
-        // Rows whose joining C proved numerically singular during this drive: in exact
-        // arithmetic their dw is zero (their column lies in the span of C's), so they never block.
-        let mut skip: Vec<usize> = Vec::new();
-        loop {
-            let wd = w[d];
-            if z[d] <= lo[d] && wd >= -wtol {
-                state[d] = State::AtLo;
-                break;
-            }
-            if z[d] >= hi[d] && wd <= wtol {
-                state[d] = State::AtHi;
-                break;
-            }
-            if wd.abs() <= wtol && z[d] > lo[d] && z[d] < hi[d] {
-                state[d] = if cl.add(m, d, stol) {
-                    State::Clamped
-                } else {
-                    State::Parked
-                };
-                break;
-            }
-            if *pivots - start >= limit {
-                return (z, Outcome::PivotLimit, state);
-            }
-            *pivots += 1;
-            let s = if wd < 0.0 { 1.0 } else { -1.0 };
-            // Direction: dz_d = s, dz_C = -inv M_Cd s, dw = M dz.
-            let k = cl.k();
-            let mcd: Vec<f64> = cl.idx.iter().map(|&c| m[(c, d)]).collect();
-            dz.iter_mut().for_each(|v| *v = 0.0);
-            dz[d] = s;
-            for a in 0..k {
-                dz[cl.idx[a]] = -s * dot(&cl.inv[a * k..(a + 1) * k], &mcd);
-            }
-            for (i, dwi) in dw.iter_mut().enumerate() {
-                let row = m.row(i);
-                let mut acc = row[d] * s;
-                for &c in &cl.idx {
-                    acc += row[c] * dz[c];
-                }
-                *dwi = acc;
-            }
-            for &c in &cl.idx {
-                dw[c] = 0.0;
-            }
-            // Largest step.
-            let mut best = f64::INFINITY;
-            let mut block = None;
-            // The driven row's own events come first and win ties: a tie lost to an unclamp
-            // can leave d's w at zero with its column dependent on C's.
-            let mut consider = |t: f64, b: Block| {
-                let t = t.max(0.0);
-                if t < best && (best == f64::INFINITY || t < best * (1.0 - 1e-12)) {
-                    best = t;
-                    block = Some(b);
-                }
-            };
-            let dz_norm: f64 = std::iter::once(d)
-                .chain(cl.idx.iter().copied())
-                .map(|c| dz[c].abs())
-                .sum();
-            let dwtol = 1e-12 * mscale * dz_norm;
-            if dw[d] * s > dwtol {
-                consider(-wd / dw[d], Block::DriveZero);
-            }
-            if s > 0.0 && hi[d].is_finite() {
-                consider(hi[d] - z[d], Block::DriveBound(true));
-            }
-            if s < 0.0 && lo[d].is_finite() {
-                consider(z[d] - lo[d], Block::DriveBound(false));
-            }
-            for (p, &c) in cl.idx.iter().enumerate() {
-                if dz[c] < -1e-13 && lo[c].is_finite() {
-                    consider((lo[c] - z[c]) / dz[c], Block::ClampedBound(p, false));
-                }
-                if dz[c] > 1e-13 && hi[c].is_finite() {
-                    consider((hi[c] - z[c]) / dz[c], Block::ClampedBound(p, true));
-                }
-            }
-            for i in 0..n {
-                if skip.contains(&i) {
-                    continue;
-                }
-                match state[i] {
-                    State::AtLo if dw[i] < -dwtol => consider(-w[i] / dw[i], Block::Unclamp(i)),
-                    State::AtHi if dw[i] > dwtol => consider(-w[i] / dw[i], Block::Unclamp(i)),
-                    State::Parked if dw[i].abs() > dwtol => consider(0.0, Block::Unclamp(i)),
-                    _ => {}
-                }
-            }
-            let Some(block) = block else {
-                return (z, Outcome::Ray, state);
-            };
-            let t = best;
-            z[d] += t * s;
-            for &c in &cl.idx {
-                z[c] += t * dz[c];
-            }
-            for i in 0..n {
-                w[i] += t * dw[i];
-            }
-            match block {
-                Block::DriveZero => {
-                    w[d] = 0.0;
-                    state[d] = if cl.add(m, d, stol) {
-                        State::Clamped
-                    } else {
-                        State::Parked
-                    };
-                    break;
-                }
-                Block::DriveBound(up) => {
-                    z[d] = if up { hi[d] } else { lo[d] };
-                    state[d] = if up { State::AtHi } else { State::AtLo };
-                    break;
-                }
-                Block::ClampedBound(p, up) => {
-                    let c = cl.idx[p];
-                    z[c] = if up { hi[c] } else { lo[c] };
-                    state[c] = if up { State::AtHi } else { State::AtLo };
-                    cl.remove(p);
-                }
-                Block::Unclamp(i) => {
-                    w[i] = 0.0;
-                    if cl.add(m, i, stol) {
-                        state[i] = State::Clamped;
-                    } else {
-                        skip.push(i);
-                    }
-                }
-            }
-        }
-    }
-    polish(m, q, &cl.idx, &mut z);
-    (z, Outcome::Solved, state)
-}
-
-/// Re-solve the clamped rows exactly: `M_CC z_C = -(q_C + M_CN z_N)`.
-fn polish(m: &DenseMatrix, q: &[f64], idx: &[usize], z: &mut [f64]) {
-    let k = idx.len();
-    if k == 0 {
-        return;
-    }
-    let mut sub = DenseMatrix::zeros(k, k);
-    let mut rhs = vec![0.0; k];
-    for (a, &i) in idx.iter().enumerate() {
-        let mut r = -q[i];
-        for (j, &zj) in z.iter().enumerate() {
-            r -= m[(i, j)] * zj;
-        }
-        for (b, &c) in idx.iter().enumerate() {
-            sub[(a, b)] = m[(i, c)];
-            r += m[(i, c)] * z[c];
-        }
-        rhs[a] = r;
-    }
-    if let Some(lu) = Lu::new(&sub, 1e-14) {
-        let x = lu.solve(&rhs);
-        for (a, &i) in idx.iter().enumerate() {
-            z[i] = x[a];
-        }
-    }
 }

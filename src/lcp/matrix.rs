@@ -86,13 +86,46 @@ impl DenseMatrix {
     /// The largest absolute row sum (infinity norm).
     pub fn norm_inf(&self) -> f64 {
         (0..self.rows)
-            .map(|i| self.row(i).iter().map(|v| v.abs()).sum::<f64>())
+            .map(|i| {
+                // Four partial sums, as in `dot`.
+                let row = self.row(i).chunks_exact(4);
+                let tail: f64 = row.remainder().iter().map(|v| v.abs()).sum();
+                let mut acc = [0.0f64; 4];
+                for c in row {
+                    for k in 0..4 {
+                        acc[k] += c[k].abs();
+                    }
+                }
+                (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+            })
             .fold(0.0, f64::max)
     }
 
     /// The largest absolute entry.
     pub fn max_abs(&self) -> f64 {
         self.data.iter().fold(0.0, |a, v| a.max(v.abs()))
+    }
+
+    /// The transpose.
+    pub fn transpose(&self) -> Self {
+        let mut t = Self::zeros(self.cols, self.rows);
+        for i in 0..self.rows {
+            for j in 0..self.cols {
+                t[(j, i)] = self[(i, j)];
+            }
+        }
+        t
+    }
+
+    /// True if the matrix is square and equals its transpose exactly.
+    pub fn is_exactly_symmetric(&self) -> bool {
+        let n = self.rows;
+        n == self.cols
+            && (0..n).all(|i| {
+                let row = &self.data[i * n..i * n + i];
+                let col = self.data[i..].iter().step_by(n);
+                row.iter().zip(col).all(|(a, b)| a == b)
+            })
     }
 
     /// True if the matrix is square and equals its transpose to a relative tolerance.
@@ -118,9 +151,37 @@ impl std::ops::IndexMut<(usize, usize)> for DenseMatrix {
     }
 }
 
-/// Dot product of two equally long slices.
+/// Dot product of two equally long slices (over the shorter, if they differ). Four partial
+/// sums run side by side, so that long products are not held up by one chain of additions.
+#[inline]
 pub fn dot(a: &[f64], b: &[f64]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let n = a.len().min(b.len());
+    let (a, b) = (a[..n].chunks_exact(4), b[..n].chunks_exact(4));
+    let tail: f64 = a
+        .remainder()
+        .iter()
+        .zip(b.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    let mut acc = [0.0f64; 4];
+    for (x, y) in a.zip(b) {
+        for k in 0..4 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+/// Dot product of two 6-vectors (a body's Jacobian row and velocity), summed in pairs.
+#[inline]
+pub(crate) fn dot6(a: &[f64; 6], b: &[f64; 6]) -> f64 {
+    (a[0] * b[0] + a[1] * b[1]) + (a[2] * b[2] + a[3] * b[3]) + (a[4] * b[4] + a[5] * b[5])
+}
+
+/// The six numbers of `x` from `at` (a body's block of a velocity vector).
+#[inline]
+pub(crate) fn six(x: &[f64], at: usize) -> &[f64; 6] {
+    x[at..at + 6].try_into().expect("six numbers")
 }
 
 /// An LU factorisation with partial pivoting of a square matrix.
@@ -231,6 +292,29 @@ impl Cholesky {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dot_sums_every_product_whatever_the_length() {
+        for n in 0..14 {
+            let a: Vec<f64> = (0..n).map(|i| 1.0 + i as f64).collect();
+            let b: Vec<f64> = (0..n + 2).map(|i| 0.5 - 0.25 * i as f64).collect();
+            let naive: f64 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+            assert!(
+                (dot(&a, &b) - naive).abs() <= 1e-13 * naive.abs().max(1.0),
+                "n = {n}"
+            );
+            assert_eq!(dot(&a, &b), dot(&b, &a));
+        }
+        let (a, b) = (
+            [1.0, -2.0, 3.0, 0.5, 4.0, -1.5],
+            [2.0, 1.0, -1.0, 8.0, 0.25, 2.0],
+        );
+        assert_eq!(dot6(&a, &b), dot(&a, &b));
+        assert_eq!(
+            six(&[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0], 1),
+            &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]
+        );
+    }
 
     #[test]
     fn lu_and_cholesky_solve_a_small_system() {

@@ -5,6 +5,7 @@
 //! calls [`solve_structured`] each step; a failing step can be dumped with [`io::save`] and
 //! replayed with `sphrigid lcp solve`.
 pub mod block_pivot;
+mod boxed;
 pub mod dantzig;
 pub mod io;
 pub mod lemke;

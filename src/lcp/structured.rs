@@ -4,7 +4,7 @@
 //! `D_ij = n_i.n_j / m_k`. J has at most two 6-vectors a row, one per dynamic body, and
 //! `W = blockdiag(M_b^-1)`. Rows without a particle term (body/body, body/wall, friction,
 //! joints) are the "Dantzig rows".
-use super::matrix::{DenseMatrix, dot};
+use super::matrix::{DenseMatrix, dot, dot6, six};
 use super::problem::{DenseProblem, check_rows};
 
 /// A row's coupling to one dynamic body: the body's index and the 6 Jacobian numbers
@@ -237,7 +237,7 @@ impl StructuredProblem {
                     w += dot(&p.n, &pv[3 * p.particle..3 * p.particle + 3]);
                 }
                 for t in r.body_terms() {
-                    w += dot(&t.j, &f[6 * t.body..6 * t.body + 6]);
+                    w += dot6(&t.j, six(&f, 6 * t.body));
                 }
                 w
             })

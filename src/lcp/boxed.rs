@@ -1,0 +1,356 @@
+//! Dantzig/Baraff principal pivoting for a boxed LCP with constant bounds: each row in turn is
+//! driven until its w reaches zero or its z a bound, taking the largest step that keeps every
+//! processed row feasible. The clamped set's inverse is kept up to date by bordering. A warm
+//! start (module `warm`) begins the drive from an earlier solve's index sets.
+use super::matrix::{DenseMatrix, Lu, dot};
+use super::solution::Outcome;
+
+mod warm;
+
+/// Where a row ended: the index sets of the principal pivoting.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum State {
+    Waiting,
+    Clamped,
+    AtLo,
+    AtHi,
+    Fixed,
+    /// Strictly inside its bounds with w = 0, but its column depends on C's numerically: it
+    /// stays put while its w stays zero, and joins C as soon as a step would change its w.
+    Parked,
+}
+
+/// What the drive needs to know of M, found once a matrix rather than once a solve: whether
+/// it equals its transpose exactly (else its columns are copied out for `dw = M dz`) and its
+/// largest entry, the scale of the pivot tolerances.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct MatrixFacts {
+    pub(crate) symmetric: bool,
+    pub(crate) scale: f64,
+}
+
+impl MatrixFacts {
+    /// Measured from the entries: O(n^2).
+    pub(crate) fn of(m: &DenseMatrix) -> Self {
+        Self {
+            symmetric: m.is_exactly_symmetric(),
+            scale: m.max_abs().max(f64::MIN_POSITIVE),
+        }
+    }
+
+    /// For a matrix built exactly symmetric and positive semi-definite, whose largest entry
+    /// lies on its diagonal (`|m_ij| <= sqrt(m_ii m_jj)`): O(n).
+    pub(crate) fn symmetric_psd(m: &DenseMatrix) -> Self {
+        debug_assert!(m.is_exactly_symmetric());
+        let diag = (0..m.rows()).fold(0.0f64, |s, i| s.max(m[(i, i)].abs()));
+        Self {
+            symmetric: true,
+            scale: diag.max(f64::MIN_POSITIVE),
+        }
+    }
+}
+
+/// What stops a drive step.
+#[derive(Debug, Clone, Copy)]
+enum Block {
+    DriveZero,
+    DriveBound(bool),
+    ClampedBound(usize, bool),
+    Unclamp(usize),
+}
+
+/// The inverse of M restricted to the clamped set, kept up to date by bordering.
+#[derive(Default)]
+struct ClampedInverse {
+    idx: Vec<usize>,
+    inv: Vec<f64>,
+}
+
+impl ClampedInverse {
+    fn k(&self) -> usize {
+        self.idx.len()
+    }
+
+    /// Add row/column i; false if the Schur complement is below `tol`.
+    fn add(&mut self, m: &DenseMatrix, i: usize, tol: f64) -> bool {
+        let k = self.k();
+        let b: Vec<f64> = self.idx.iter().map(|&c| m[(c, i)]).collect();
+        let r: Vec<f64> = self.idx.iter().map(|&c| m[(i, c)]).collect();
+        let u: Vec<f64> = (0..k)
+            .map(|a| dot(&self.inv[a * k..(a + 1) * k], &b))
+            .collect();
+        let v: Vec<f64> = (0..k)
+            .map(|c| (0..k).map(|a| r[a] * self.inv[a * k + c]).sum())
+            .collect();
+        let s = m[(i, i)] - dot(&r, &u);
+        if s.abs() <= tol || !s.is_finite() {
+            return false;
+        }
+        let k1 = k + 1;
+        let mut inv = vec![0.0; k1 * k1];
+        for a in 0..k {
+            for c in 0..k {
+                inv[a * k1 + c] = self.inv[a * k + c] + u[a] * v[c] / s;
+            }
+            inv[a * k1 + k] = -u[a] / s;
+            inv[k * k1 + a] = -v[a] / s;
+        }
+        inv[k * k1 + k] = 1.0 / s;
+        self.inv = inv;
+        self.idx.push(i);
+        true
+    }
+
+    /// Remove the clamped entry at position p.
+    fn remove(&mut self, p: usize) {
+        let k = self.k();
+        let piv = self.inv[p * k + p];
+        let mut inv = Vec::with_capacity((k - 1) * (k - 1));
+        for a in (0..k).filter(|&a| a != p) {
+            for c in (0..k).filter(|&c| c != p) {
+                inv.push(self.inv[a * k + c] - self.inv[a * k + p] * self.inv[p * k + c] / piv);
+            }
+        }
+        self.inv = inv;
+        self.idx.remove(p);
+    }
+}
+
+/// Boxed LCP with constant bounds. Returns z and the outcome; `pivots` is incremented by the
+/// number of drive steps. Free rows are processed first, then the rest in order.
+pub(crate) fn boxed_fixed(
+    m: &DenseMatrix,
+    q: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    tol: f64,
+    limit: usize,
+    pivots: &mut usize,
+) -> (Vec<f64>, Outcome) {
+    let facts = MatrixFacts::of(m);
+    let (z, outcome, _) = boxed_solve(m, q, lo, hi, tol, limit, pivots, None, facts);
+    (z, outcome)
+}
+
+/// `boxed_fixed`, optionally warm-started from an earlier solve's z and final states (of the
+/// same length): rows whose old state still holds keep it, and only the others are driven.
+/// `facts` are M's (see [`MatrixFacts`]).
+/// Also returns the final states.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn boxed_solve(
+    m: &DenseMatrix,
+    q: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    tol: f64,
+    limit: usize,
+    pivots: &mut usize,
+    warm: Option<(&[f64], &[State])>,
+    facts: MatrixFacts,
+) -> (Vec<f64>, Outcome, Vec<State>) {
+    debug_assert_eq!(facts.symmetric, m.is_exactly_symmetric());
+    let n = q.len();
+    let mscale = facts.scale;
+    let qscale = q.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    let wtol = 1e-12 * qscale.max(f64::MIN_POSITIVE);
+    let stol = tol.max(1e-14) * 10.0 * mscale;
+    let warm = warm.filter(|(z, s)| z.len() == n && s.len() == n);
+    let (mut z, mut w, mut state, mut cl) = match warm {
+        Some((zprev, prev)) => warm::repair(m, q, lo, hi, zprev, prev, stol, wtol),
+        None => {
+            let z: Vec<f64> = (0..n).map(|i| 0.0f64.clamp(lo[i], hi[i])).collect();
+            let mut w = m.mul_vec(&z);
+            for (wi, qi) in w.iter_mut().zip(q) {
+                *wi += qi;
+            }
+            let state = vec![State::Waiting; n];
+            (z, w, state, ClampedInverse::default())
+        }
+    };
+    // M's columns as contiguous rows, for the direction's dw = M dz.
+    let transposed = (!facts.symmetric).then(|| m.transpose());
+    let column = |c: usize| transposed.as_ref().map_or(m.row(c), |t| t.row(c));
+    let free = |i: usize| lo[i] == f64::NEG_INFINITY && hi[i] == f64::INFINITY;
+    let order: Vec<usize> = (0..n)
+        .filter(|&i| free(i))
+        .chain((0..n).filter(|&i| !free(i)))
+        .collect();
+    let mut dz = vec![0.0; n];
+    let mut dw = vec![0.0; n];
+    let start = *pivots;
+    for &d in &order {
+        if state[d] != State::Waiting {
+            continue;
+        }
+        if lo[d] == hi[d] {
+            z[d] = lo[d];
+            state[d] = State::Fixed;
+            continue;
+        }
+        // Rows whose joining C proved numerically singular during this drive: in exact
+        // arithmetic their dw is zero (their column lies in the span of C's), so they never block.
+        let mut skip: Vec<usize> = Vec::new();
+        loop {
+            let wd = w[d];
+            if z[d] <= lo[d] && wd >= -wtol {
+                state[d] = State::AtLo;
+                break;
+            }
+            if z[d] >= hi[d] && wd <= wtol {
+                state[d] = State::AtHi;
+                break;
+            }
+            if wd.abs() <= wtol && z[d] > lo[d] && z[d] < hi[d] {
+                state[d] = if cl.add(m, d, stol) {
+                    State::Clamped
+                } else {
+                    State::Parked
+                };
+                break;
+            }
+            if *pivots - start >= limit {
+                return (z, Outcome::PivotLimit, state);
+            }
+            *pivots += 1;
+            let s = if wd < 0.0 { 1.0 } else { -1.0 };
+            // Direction: dz_d = s, dz_C = -inv M_Cd s, dw = M dz.
+            let k = cl.k();
+            let mcd: Vec<f64> = cl.idx.iter().map(|&c| m[(c, d)]).collect();
+            dz.iter_mut().for_each(|v| *v = 0.0);
+            dz[d] = s;
+            for a in 0..k {
+                dz[cl.idx[a]] = -s * dot(&cl.inv[a * k..(a + 1) * k], &mcd);
+            }
+            dw.iter_mut().for_each(|v| *v = 0.0);
+            axpy(&mut dw, s, column(d));
+            for &c in &cl.idx {
+                axpy(&mut dw, dz[c], column(c));
+            }
+            for &c in &cl.idx {
+                dw[c] = 0.0;
+            }
+            // Largest step.
+            let mut best = f64::INFINITY;
+            let mut block = None;
+            // The driven row's own events come first and win ties: a tie lost to an unclamp
+            // can leave d's w at zero with its column dependent on C's.
+            let mut consider = |t: f64, b: Block| {
+                let t = t.max(0.0);
+                if t < best && (best == f64::INFINITY || t < best * (1.0 - 1e-12)) {
+                    best = t;
+                    block = Some(b);
+                }
+            };
+            let dz_norm: f64 = std::iter::once(d)
+                .chain(cl.idx.iter().copied())
+                .map(|c| dz[c].abs())
+                .sum();
+            let dwtol = 1e-12 * mscale * dz_norm;
+            if dw[d] * s > dwtol {
+                consider(-wd / dw[d], Block::DriveZero);
+            }
+            if s > 0.0 && hi[d].is_finite() {
+                consider(hi[d] - z[d], Block::DriveBound(true));
+            }
+            if s < 0.0 && lo[d].is_finite() {
+                consider(z[d] - lo[d], Block::DriveBound(false));
+            }
+            for (p, &c) in cl.idx.iter().enumerate() {
+                if dz[c] < -1e-13 && lo[c].is_finite() {
+                    consider((lo[c] - z[c]) / dz[c], Block::ClampedBound(p, false));
+                }
+                if dz[c] > 1e-13 && hi[c].is_finite() {
+                    consider((hi[c] - z[c]) / dz[c], Block::ClampedBound(p, true));
+                }
+            }
+            for i in 0..n {
+                if skip.contains(&i) {
+                    continue;
+                }
+                match state[i] {
+                    State::AtLo if dw[i] < -dwtol => consider(-w[i] / dw[i], Block::Unclamp(i)),
+                    State::AtHi if dw[i] > dwtol => consider(-w[i] / dw[i], Block::Unclamp(i)),
+                    State::Parked if dw[i].abs() > dwtol => consider(0.0, Block::Unclamp(i)),
+                    _ => {}
+                }
+            }
+            let Some(block) = block else {
+                return (z, Outcome::Ray, state);
+            };
+            let t = best;
+            z[d] += t * s;
+            for &c in &cl.idx {
+                z[c] += t * dz[c];
+            }
+            for i in 0..n {
+                w[i] += t * dw[i];
+            }
+            match block {
+                Block::DriveZero => {
+                    w[d] = 0.0;
+                    state[d] = if cl.add(m, d, stol) {
+                        State::Clamped
+                    } else {
+                        State::Parked
+                    };
+                    break;
+                }
+                Block::DriveBound(up) => {
+                    z[d] = if up { hi[d] } else { lo[d] };
+                    state[d] = if up { State::AtHi } else { State::AtLo };
+                    break;
+                }
+                Block::ClampedBound(p, up) => {
+                    let c = cl.idx[p];
+                    z[c] = if up { hi[c] } else { lo[c] };
+                    state[c] = if up { State::AtHi } else { State::AtLo };
+                    cl.remove(p);
+                }
+                Block::Unclamp(i) => {
+                    w[i] = 0.0;
+                    if cl.add(m, i, stol) {
+                        state[i] = State::Clamped;
+                    } else {
+                        skip.push(i);
+                    }
+                }
+            }
+        }
+    }
+    polish(m, q, &cl.idx, &mut z);
+    (z, Outcome::Solved, state)
+}
+
+/// `y += a x`.
+fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
+    for (yi, xi) in y.iter_mut().zip(x) {
+        *yi += a * xi;
+    }
+}
+
+/// Re-solve the clamped rows exactly: `M_CC z_C = -(q_C + M_CN z_N)`.
+fn polish(m: &DenseMatrix, q: &[f64], idx: &[usize], z: &mut [f64]) {
+    let k = idx.len();
+    if k == 0 {
+        return;
+    }
+    let mut sub = DenseMatrix::zeros(k, k);
+    let mut rhs = vec![0.0; k];
+    for (a, &i) in idx.iter().enumerate() {
+        let mut r = -q[i];
+        for (j, &zj) in z.iter().enumerate() {
+            r -= m[(i, j)] * zj;
+        }
+        for (b, &c) in idx.iter().enumerate() {
+            sub[(a, b)] = m[(i, c)];
+            r += m[(i, c)] * z[c];
+        }
+        rhs[a] = r;
+    }
+    if let Some(lu) = Lu::new(&sub, 1e-14) {
+        let x = lu.solve(&rhs);
+        for (a, &i) in idx.iter().enumerate() {
+            z[i] = x[a];
+        }
+    }
+}
