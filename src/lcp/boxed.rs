@@ -50,6 +50,24 @@ impl MatrixFacts {
     }
 }
 
+/// When a column counts as dependent on the clamped set's: its Schur complement is at most
+/// `rel` times its diagonal entry plus `floor`. Contact data rounded to f32 leaves dependent
+/// columns a relative 1e-7 apart, whose Schur complements are some 1e-14 of the diagonal;
+/// adding such a column makes C's matrix singular in all but name and sends z along M's null
+/// space.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Singular {
+    rel: f64,
+    floor: f64,
+}
+
+impl Singular {
+    /// The largest Schur complement of row i that still counts as zero.
+    fn limit(self, m: &DenseMatrix, i: usize) -> f64 {
+        self.rel * m[(i, i)].abs() + self.floor
+    }
+}
+
 /// What stops a drive step.
 #[derive(Debug, Clone, Copy)]
 enum Block {
@@ -71,8 +89,9 @@ impl ClampedInverse {
         self.idx.len()
     }
 
-    /// Add row/column i; false if the Schur complement is below `tol`.
-    fn add(&mut self, m: &DenseMatrix, i: usize, tol: f64) -> bool {
+    /// Add row/column i; false if its Schur complement says it depends on C's (see
+    /// [`Singular`]).
+    fn add(&mut self, m: &DenseMatrix, i: usize, tol: Singular) -> bool {
         let k = self.k();
         let b: Vec<f64> = self.idx.iter().map(|&c| m[(c, i)]).collect();
         let r: Vec<f64> = self.idx.iter().map(|&c| m[(i, c)]).collect();
@@ -83,7 +102,7 @@ impl ClampedInverse {
             .map(|c| (0..k).map(|a| r[a] * self.inv[a * k + c]).sum())
             .collect();
         let s = m[(i, i)] - dot(&r, &u);
-        if s.abs() <= tol || !s.is_finite() {
+        if s.abs() <= tol.limit(m, i) || !s.is_finite() {
             return false;
         }
         let k1 = k + 1;
@@ -98,6 +117,31 @@ impl ClampedInverse {
         inv[k * k1 + k] = 1.0 / s;
         self.inv = inv;
         self.idx.push(i);
+        true
+    }
+
+    /// Recompute the inverse from M's entries (bordering updates drift on near-singular sets);
+    /// false, inverse unchanged, if `M_CC` is numerically singular.
+    fn refactor(&mut self, m: &DenseMatrix) -> bool {
+        let k = self.k();
+        let mut sub = DenseMatrix::zeros(k, k);
+        for (a, &r) in self.idx.iter().enumerate() {
+            for (c, &col) in self.idx.iter().enumerate() {
+                sub[(a, c)] = m[(r, col)];
+            }
+        }
+        let Some(lu) = Lu::new(&sub, 1e-14) else {
+            return false;
+        };
+        let mut e = vec![0.0; k];
+        for c in 0..k {
+            e[c] = 1.0;
+            let x = lu.solve(&e);
+            e[c] = 0.0;
+            for (a, xa) in x.into_iter().enumerate() {
+                self.inv[a * k + c] = xa;
+            }
+        }
         true
     }
 
@@ -153,7 +197,14 @@ pub(crate) fn boxed_solve(
     let mscale = facts.scale;
     let qscale = q.iter().fold(0.0f64, |s, v| s.max(v.abs()));
     let wtol = 1e-12 * qscale.max(f64::MIN_POSITIVE);
-    let stol = tol.max(1e-14) * 10.0 * mscale;
+    // A driven row whose column depends on C's (its w no longer moves) is accepted when its w
+    // is this close to zero: what is left is the data's inconsistency (q rounded along a null
+    // direction of M), no larger than the residual a solve is judged by.
+    let wdep = DEPENDENT_W * qscale.max(f64::MIN_POSITIVE);
+    let stol = Singular {
+        rel: SINGULAR_SCHUR,
+        floor: tol.max(1e-14) * 10.0 * mscale,
+    };
     let warm = warm.filter(|(z, s)| z.len() == n && s.len() == n);
     let (mut z, mut w, mut state, mut cl) = match warm {
         Some((zprev, prev)) => warm::repair(m, q, lo, hi, zprev, prev, stol, wtol),
@@ -190,6 +241,10 @@ pub(crate) fn boxed_solve(
         // Rows whose joining C proved numerically singular during this drive: in exact
         // arithmetic their dw is zero (their column lies in the span of C's), so they never block.
         let mut skip: Vec<usize> = Vec::new();
+        // The row the last step moved into C from a bound, and whether C's inverse has been
+        // refactored since: in exact arithmetic such a row moves into its interior next.
+        let mut joined: Option<usize> = None;
+        let mut refactored = false;
         loop {
             let wd = w[d];
             if z[d] <= lo[d] && wd >= -wtol {
@@ -229,6 +284,14 @@ pub(crate) fn boxed_solve(
             for &c in &cl.idx {
                 dw[c] = 0.0;
             }
+            // dw_d s is d's Schur complement: at or below the singular limit d's column depends
+            // on C's and its w does not move (Baraff's dw_d = 0). Then d is done if its w is
+            // zero to the data's accuracy; otherwise only another row can limit the step.
+            let dependent = dw[d] * s <= stol.limit(m, d);
+            if dependent && wd.abs() <= wdep {
+                state[d] = resting(z[d], lo[d], hi[d]);
+                break;
+            }
             // Largest step.
             let mut best = f64::INFINITY;
             let mut block = None;
@@ -246,7 +309,7 @@ pub(crate) fn boxed_solve(
                 .map(|c| dz[c].abs())
                 .sum();
             let dwtol = 1e-12 * mscale * dz_norm;
-            if dw[d] * s > dwtol {
+            if !dependent && dw[d] * s > dwtol {
                 consider(-wd / dw[d], Block::DriveZero);
             }
             if s > 0.0 && hi[d].is_finite() {
@@ -255,11 +318,12 @@ pub(crate) fn boxed_solve(
             if s < 0.0 && lo[d].is_finite() {
                 consider(z[d] - lo[d], Block::DriveBound(false));
             }
+            let dztol = 1e-13 * dz_norm;
             for (p, &c) in cl.idx.iter().enumerate() {
-                if dz[c] < -1e-13 && lo[c].is_finite() {
+                if dz[c] < -dztol && lo[c].is_finite() {
                     consider((lo[c] - z[c]) / dz[c], Block::ClampedBound(p, false));
                 }
-                if dz[c] > 1e-13 && hi[c].is_finite() {
+                if dz[c] > dztol && hi[c].is_finite() {
                     consider((hi[c] - z[c]) / dz[c], Block::ClampedBound(p, true));
                 }
             }
@@ -275,8 +339,32 @@ pub(crate) fn boxed_solve(
                 }
             }
             let Some(block) = block else {
+                // Nothing limits the step: d with C gives a direction in which z grows without
+                // bound and d's w never reaches zero, a certificate that the problem (with the
+                // rows processed so far, and so the whole of it) is infeasible.
                 return (z, Outcome::Ray, state);
             };
+            // A row that just joined C from a bound must move into its interior (its w was
+            // falling, and its Schur complement is positive). A degenerate step that throws it
+            // straight back out is rounding in C's inverse: refactor once, and if it persists
+            // treat the row as dependent on C (its dw is zero in exact arithmetic), so that
+            // the two never cycle.
+            if let (Block::ClampedBound(p, up), Some(j)) = (block, joined)
+                && cl.idx[p] == j
+                && best <= DEGENERATE_STEP * (z[j].abs() + dz[j].abs())
+            {
+                if !refactored && cl.refactor(m) {
+                    refactored = true;
+                    continue;
+                }
+                cl.remove(p);
+                z[j] = if up { hi[j] } else { lo[j] };
+                state[j] = if up { State::AtHi } else { State::AtLo };
+                skip.push(j);
+                joined = None;
+                continue;
+            }
+            joined = None;
             let t = best;
             z[d] += t * s;
             for &c in &cl.idx {
@@ -310,6 +398,8 @@ pub(crate) fn boxed_solve(
                     w[i] = 0.0;
                     if cl.add(m, i, stol) {
                         state[i] = State::Clamped;
+                        joined = Some(i);
+                        refactored = false;
                     } else {
                         skip.push(i);
                     }
@@ -319,6 +409,27 @@ pub(crate) fn boxed_solve(
     }
     polish(m, q, &cl.idx, &mut z);
     (z, Outcome::Solved, state)
+}
+
+/// The largest |w| (relative to q's scale) a driven row whose column depends on the clamped
+/// set's may keep: the residual a Dantzig solve is judged by.
+const DEPENDENT_W: f64 = 1e-9;
+
+/// The relative size of a Schur complement below which a column counts as dependent.
+const SINGULAR_SCHUR: f64 = 1e-9;
+
+/// A step at most this fraction of a row's scale counts as degenerate (length zero).
+const DEGENERATE_STEP: f64 = 1e-12;
+
+/// The state of a row whose w is (to tolerance) zero and that stays out of C.
+fn resting(z: f64, lo: f64, hi: f64) -> State {
+    if z <= lo {
+        State::AtLo
+    } else if z >= hi {
+        State::AtHi
+    } else {
+        State::Parked
+    }
 }
 
 /// `y += a x`.

@@ -3,7 +3,7 @@
 //! its conditions. The rest go back to waiting, and the drive pivots only on them; with no
 //! such row the start is the solution. The drive keeps every processed row feasible, so a
 //! repaired start ends on a solution exactly as a cold one does.
-use super::{ClampedInverse, State};
+use super::{ClampedInverse, Singular, State};
 use crate::lcp::matrix::{DenseMatrix, dot};
 
 /// The drive's starting point from an earlier solve's `zprev` and `prev` states: z, w, the states
@@ -19,7 +19,7 @@ pub(super) fn repair(
     hi: &[f64],
     zprev: &[f64],
     prev: &[State],
-    stol: f64,
+    stol: Singular,
     wtol: f64,
 ) -> (Vec<f64>, Vec<f64>, Vec<State>, ClampedInverse) {
     let n = q.len();
