@@ -87,7 +87,6 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
         });
         let body = &bodies[lc.body as usize];
         let r = lc.point - body.state.x;
-        let rel = t.vel - body.point_velocity(lc.point);
         let with_body = |row: StructuredRow, d: DVec3| {
             if body.dynamic {
                 row.with_body(dyn_index[lc.body as usize], j_row(d, r, -1.0))
@@ -108,16 +107,25 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
         let along_walls = |d: DVec3| walls.iter().fold(d, |d, n| d - *n * d.dot(*n));
         // Where the walls leave the particle no share (the body presses it straight into a
         // wall), the row holds the body against the wall through the particle alone.
-        let with_particle = |row: StructuredRow, d: DVec3| {
+        let share = |d: DVec3| {
             let n = along_walls(d);
-            if n.length_squared() > PARTICLE_SHARE_MIN {
-                row.with_particle(k, n.to_array())
-            } else {
-                row
-            }
+            (n.length_squared() > PARTICLE_SHARE_MIN).then_some(n)
         };
+        let with_particle = |row: StructuredRow, d: DVec3| match share(d) {
+            Some(n) => row.with_particle(k, n.to_array()),
+            None => row,
+        };
+        // The relative velocity along `d` counts the particle's velocity only along its share:
+        // the walls hold the rest. A body whose wedged rows have no particle share is then
+        // asked for nothing a rigid motion at rest would not give (were the particle's speed
+        // counted, rows on opposite faces could ask the body to move both ways at once).
+        let body_v = body.point_velocity(lc.point);
+        let rel = |d: DVec3| share(d).map_or(0.0, |n| n.dot(t.vel)) - body_v.dot(d);
         let normal_row = prob.rows.len();
-        let q = contact_q(rel.dot(lc.normal), body.restitution, c.v_rest, t.new);
+        // A film of liquid between a body and a wall does not bounce: a body in a gap filled
+        // from both sides cannot move away from both walls at once.
+        let bounce = t.new && walls.is_empty();
+        let q = contact_q(rel(lc.normal), body.restitution, c.v_rest, bounce);
         let row = with_body(
             with_particle(StructuredRow::contact(q), lc.normal),
             lc.normal,
@@ -131,7 +139,7 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
         if c.liquid_friction > 0.0 {
             let (t1, t2) = lc.normal.any_orthonormal_pair();
             for d in [t1, t2] {
-                let row = with_particle(StructuredRow::contact(rel.dot(d)), d).with_friction(
+                let row = with_particle(StructuredRow::contact(rel(d)), d).with_friction(
                     normal_row,
                     -c.liquid_friction,
                     c.liquid_friction,
