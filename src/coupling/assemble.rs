@@ -28,8 +28,12 @@ fn contact_q(v_n: f64, e: f64, v_rest: f64, bounce: bool) -> f64 {
 /// into the wall by more than this cosine.
 pub const WEDGE_COS: f64 = 0.1;
 
-/// A particle's share of a row below this squared length is dropped (the walls hold it).
-const PARTICLE_SHARE_MIN: f64 = 1e-12;
+/// A wedged particle's share of a row (the row's direction along the walls) below this
+/// squared length is dropped, and the walls hold the particle entirely: a direction within
+/// 6 degrees of a wall's normal. A sliver of a share would make the particle take an impulse
+/// a hundred times the body's to resolve a speed rounding left in its row, an ill-conditioned
+/// row for no physics.
+const PARTICLE_SHARE_MIN: f64 = 0.01;
 
 /// Each body's index among the dynamic bodies (the problem's bodies), `usize::MAX` for static
 /// ones.
