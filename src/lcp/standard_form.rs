@@ -9,11 +9,12 @@
 //! row. Every solution of the standard LCP is a solution of the boxed one whose friction
 //! bounds are those of its own normals (Stewart and Trinkle's form of Coulomb friction), so no
 //! fixed point over the normals is needed; Lemke's lexicographic rule cannot cycle.
+use super::dantzig::SOLVED_RESIDUAL;
 use super::lemke::{lemke_standard, w_scale};
 use super::matrix::DenseMatrix;
 use super::options::Options;
 use super::problem::DenseProblem;
-use super::solution::{Residuals, Solution};
+use super::solution::{Outcome, Residuals, Solution};
 
 /// One variable of the standard form: a problem row and the sign it enters with.
 #[derive(Debug, Clone, Copy)]
@@ -114,8 +115,15 @@ pub(crate) fn lemke_boxed(problem: &DenseProblem, options: &Options) -> Option<S
     let w = problem.w(&z);
     let (blo, bhi) = problem.bounds_at(&z);
     let residuals = Residuals::compute(&z, &w, &blo, &bhi, w_scale(&problem.m, &problem.q, &z));
+    // Lemke's final basis refactored on rank-deficient data can give a z that is no solution:
+    // never call that solved.
+    let outcome = if sol.outcome == Outcome::Solved && residuals.relative() > SOLVED_RESIDUAL {
+        Outcome::Singular
+    } else {
+        sol.outcome
+    };
     Some(Solution {
-        outcome: sol.outcome,
+        outcome,
         z,
         w,
         pivots: sol.pivots,
@@ -127,7 +135,6 @@ pub(crate) fn lemke_boxed(problem: &DenseProblem, options: &Options) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lcp::solution::Outcome;
 
     #[test]
     fn a_sliding_contact_ends_on_its_own_bound() {
