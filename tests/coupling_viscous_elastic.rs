@@ -70,7 +70,7 @@ fn honey_on_an_elastic_block_neither_leaks_nor_gains_energy() {
     let mut last = 0.0;
     let sim = common::run_scene_without_leaks("viscous_elastic.toml", &[], 90, |sim, frame| {
         let e = sim.energy().total();
-        let start = *e0.get_or_insert_with(|| e);
+        let start = *e0.get_or_insert(e);
         let rise = (e - start) / start;
         worst = worst.max(rise);
         last = rise;

@@ -12,13 +12,14 @@
 //! and are made consistent inside the Dantzig sub-solve. A solve that still fails is retried
 //! by dense Dantzig pivoting when the problem is small enough to densify.
 use super::boxed::boxed_fixed;
-use super::dantzig::{Warm, dantzig_unchecked};
+use super::dantzig::{Warm, dantzig_guarded};
 use super::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
 use super::options::Options;
 use super::problem::effective_bounds;
 use super::solution::{Outcome, Residuals, Solution};
 use super::structured::StructuredProblem;
 use model::Model;
+use std::collections::HashSet;
 
 mod model;
 
@@ -31,7 +32,7 @@ pub fn solve_structured(problem: &StructuredProblem, options: &Options) -> crate
     let mut sol = Newton::new(problem).solve(options);
     if sol.outcome != Outcome::Solved && problem.len() <= DENSE_FALLBACK_ROWS {
         // The guard of last resort: single-index pivoting on the densified problem.
-        let dense = dantzig_unchecked(&problem.to_dense(), options);
+        let dense = dantzig_guarded(&problem.to_dense(), options);
         if dense.outcome == Outcome::Solved {
             sol = finish(
                 problem,
@@ -338,6 +339,8 @@ impl<'a> Newton<'a> {
         let mut warm: Option<Warm> = None;
         // The exact rows' bounds in force (friction rows follow their normal's latest value).
         let (mut lo, mut hi) = effective_bounds(&lo0, &hi0, &self.local_friction, &zr);
+        // The liquid active sets models were built on (kept only with friction).
+        let mut visited: HashSet<Vec<bool>> = HashSet::new();
         let outcome = loop {
             if iterations >= options.max_newton_iterations {
                 break Outcome::PivotLimit;
@@ -348,6 +351,14 @@ impl<'a> Newton<'a> {
                 .as_ref()
                 .is_some_and(|m| v.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a));
             if !same_model {
+                // With friction the dual is no merit function and the steps can cycle between
+                // active sets; a problem small enough for the dense guard is handed to it.
+                if has_friction && self.p.len() <= DENSE_FALLBACK_ROWS {
+                    let active: Vec<bool> = v.iter().map(|&x| x < 0.0).collect();
+                    if !visited.insert(active) {
+                        break Outcome::PivotLimit;
+                    }
+                }
                 model = match self.build_model(&v) {
                     Ok(m) => Some(m),
                     Err(o) => break o,

@@ -7,6 +7,7 @@ use super::matrix::{DenseMatrix, Lu};
 use super::options::Options;
 use super::problem::{DenseProblem, effective_bounds};
 use super::solution::{Outcome, Residuals, Solution};
+use super::standard_form::lemke_boxed;
 
 /// The largest relative residual a Dantzig result may have and still be reported as solved.
 pub const SOLVED_RESIDUAL: f64 = 1e-9;
@@ -17,30 +18,88 @@ pub const SOLVED_RESIDUAL: f64 = 1e-9;
 /// by Lemke, and the pivots of both are counted. Errors only on malformed problems.
 pub fn dantzig(problem: &DenseProblem, options: &Options) -> crate::Result<Solution> {
     problem.validate().map_err(crate::Error::Input)?;
-    let sol = dantzig_unchecked(problem, options);
-    if sol.outcome != Outcome::Solved && problem.is_standard() {
-        let mut l = super::lemke::lemke_standard(&problem.m, &problem.q, options);
-        l.pivots += sol.pivots;
-        return Ok(l);
+    Ok(dantzig_guarded(problem, options))
+}
+
+/// A damped round whose bounds moved more than this fraction of the last round's move made
+/// no headway; two such in a row end a guarded solve's rounds (an oscillation that damping
+/// does not kill, as when the normals jump between two active sets).
+const STALL_RATIO: f64 = 0.9;
+
+/// Pivots a row a guarded solve's drive may take before it turns to the standard form: a
+/// drive without cycles needs about one a row.
+const GUARDED_DRIVE: usize = 2;
+
+/// Options for a first attempt that has a guard behind it: a shorter drive (never longer than
+/// `options` allow); such an attempt also ends its friction rounds on a stall.
+pub(crate) fn guarded_options(options: &Options, n: usize) -> Options {
+    Options {
+        pivot_limit: Some(options.pivot_limit_for(n).min(GUARDED_DRIVE * n + 10)),
+        ..options.clone()
     }
-    Ok(sol)
+}
+
+/// Dantzig without validation, guarded: a short attempt that fails to settle (pivot limit,
+/// singular clamped set) is retried by Lemke on the problem's standard form, and only when
+/// that fails too by the full attempt. The pivots of every attempt are counted.
+pub(crate) fn dantzig_guarded(problem: &DenseProblem, options: &Options) -> Solution {
+    let n = problem.len();
+    let sol = dantzig_warm(problem, &guarded_options(options, n), None, None, true).0;
+    if matches!(sol.outcome, Outcome::Solved | Outcome::Ray) {
+        return sol;
+    }
+    let mut pivots = sol.pivots;
+    let mut iterations = sol.iterations;
+    if let Some(l) = lemke_boxed(problem, options) {
+        pivots += l.pivots;
+        // A ray of the standard form proves a standard problem infeasible; with friction it
+        // may be rounding's (z0 all but zero): the point's index sets, solved exactly, may
+        // still be a solution, and otherwise the full attempt decides.
+        if l.outcome != Outcome::Solved
+            && !problem.is_standard()
+            && let Some(p) = polish(problem, &l.z)
+        {
+            return Solution {
+                pivots,
+                iterations,
+                ..p
+            };
+        }
+        if l.outcome == Outcome::Solved || (l.outcome == Outcome::Ray && problem.is_standard()) {
+            return Solution {
+                pivots,
+                iterations,
+                ..l
+            };
+        }
+    }
+    let full = dantzig_unchecked(problem, options);
+    pivots += full.pivots;
+    iterations += full.iterations;
+    Solution {
+        pivots,
+        iterations,
+        ..full
+    }
 }
 
 /// Dantzig without validation.
 pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> Solution {
-    dantzig_warm(problem, options, None, None).0
+    dantzig_warm(problem, options, None, None, false).0
 }
 
 /// A warm start: z and the final index sets of a solve of a nearby problem.
 pub(crate) type Warm = (Vec<f64>, Vec<State>);
 
 /// Dantzig without validation, optionally warm-started and told M's facts (else they are
-/// measured); also returns the final warm start.
+/// measured); also returns the final warm start. `guarded`: a guard stands behind this
+/// attempt, so rounds that stall end it (outcome pivot limit) rather than run on.
 pub(crate) fn dantzig_warm(
     problem: &DenseProblem,
     options: &Options,
     warm: Option<&Warm>,
     facts: Option<MatrixFacts>,
+    guarded: bool,
 ) -> (Solution, Warm) {
     let n = problem.len();
     let limit = options.pivot_limit_for(n);
@@ -55,6 +114,8 @@ pub(crate) fn dantzig_warm(
     let mut zbar = warm.map_or_else(|| vec![0.0; n], |w| w.0.clone());
     let mut rounds = 0;
     let mut damped = false;
+    // Damped rounds in a row that made no headway.
+    let mut stalls = 0;
     // Later rounds move the bounds only a little: start from the last round's index sets.
     let mut last_state: Option<Vec<State>> = warm.map(|w| w.1.clone());
     let mut last_change = f64::INFINITY;
@@ -101,6 +162,14 @@ pub(crate) fn dantzig_warm(
         // Full steps while the bounds settle; half steps once they stop shrinking fast (an
         // oscillation), which a Krasnoselskii-Mann iteration damps.
         damped |= change > 0.7 * last_change;
+        if damped && change > STALL_RATIO * last_change {
+            stalls += 1;
+            if guarded && stalls >= 2 {
+                break Outcome::PivotLimit;
+            }
+        } else {
+            stalls = 0;
+        }
         last_change = change;
         relax_normals(&mut zbar, &z, if damped { 0.5 } else { 1.0 });
     };
@@ -124,6 +193,44 @@ pub(crate) fn dantzig_warm(
         residuals,
     };
     (sol, (z, state))
+}
+
+/// A solved Solution from the index sets an approximate solution `z` suggests (rows at a
+/// bound with w pushing outwards stay there, all others are clamped), solved exactly by
+/// `fixed_point`; None when those sets do not give a solution.
+fn polish(p: &DenseProblem, z: &[f64]) -> Option<Solution> {
+    let n = p.len();
+    if z.len() != n || z.iter().any(|v| !v.is_finite()) {
+        return None;
+    }
+    let w = p.w(z);
+    let (lo, hi) = p.bounds_at(z);
+    let zs = z.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    let tol = 1e-8 * zs.max(f64::MIN_POSITIVE);
+    let state: Vec<State> = (0..n)
+        .map(|i| {
+            if hi[i] - lo[i] <= tol && p.friction[i].is_none() {
+                State::Fixed
+            } else if z[i] <= lo[i] + tol && w[i] >= 0.0 {
+                State::AtLo
+            } else if z[i] >= hi[i] - tol && w[i] <= 0.0 {
+                State::AtHi
+            } else {
+                State::Clamped
+            }
+        })
+        .collect();
+    let (z, w) = fixed_point(p, &state, z)?;
+    let (lo, hi) = p.bounds_at(&z);
+    let residuals = Residuals::compute(&z, &w, &lo, &hi, w_scale(&p.m, &p.q, &z));
+    (residuals.relative() <= SOLVED_RESIDUAL).then_some(Solution {
+        outcome: Outcome::Solved,
+        z,
+        w,
+        pivots: 0,
+        iterations: 0,
+        residuals,
+    })
 }
 
 /// The fixed point of the friction rounds for given index sets, solved directly: clamped rows

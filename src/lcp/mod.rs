@@ -14,6 +14,7 @@ pub mod options;
 pub mod problem;
 pub mod sample;
 pub mod solution;
+pub(crate) mod standard_form;
 pub mod structured;
 
 pub use block_pivot::solve_structured;

@@ -8,11 +8,12 @@
 //! each costs 6 or 12 products, and S is exactly symmetric by construction.
 use super::Newton;
 use crate::lcp::boxed::{MatrixFacts, boxed_solve};
-use crate::lcp::dantzig::{Warm, dantzig_warm};
+use crate::lcp::dantzig::{Warm, dantzig_warm, guarded_options};
 use crate::lcp::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
 use crate::lcp::options::Options;
 use crate::lcp::problem::DenseProblem;
 use crate::lcp::solution::Outcome;
+use crate::lcp::standard_form::lemke_boxed;
 
 /// `H^-1 J_R^T` on one group of bodies: the group's coordinates in f, the exact rows that
 /// touch it, and their columns (rows.len() x coords.len(), row-major).
@@ -262,10 +263,22 @@ impl Newton<'_> {
         let (zr, out) = if self.local_friction.iter().any(Option::is_some) {
             // Friction bounds follow their normals: solved exactly in the small problem, with
             // the rows' own coefficients.
-            let (sol, next) = dantzig_warm(&model.sub, options, warm.as_ref(), Some(model.facts));
+            // Rounds that do not settle are handed to Lemke on the standard form.
+            let short = guarded_options(options, ne);
+            let (sol, next) =
+                dantzig_warm(&model.sub, &short, warm.as_ref(), Some(model.facts), true);
             *warm = Some(next);
             *pivots += sol.pivots;
-            (sol.z, sol.outcome)
+            match sol.outcome {
+                Outcome::Solved | Outcome::Ray => (sol.z, sol.outcome),
+                _ => match lemke_boxed(&model.sub, options) {
+                    Some(l) => {
+                        *pivots += l.pivots;
+                        (l.z, l.outcome)
+                    }
+                    None => (sol.z, sol.outcome),
+                },
+            }
         } else {
             let limit = options.pivot_limit_for(ne);
             let (z, out, state) = boxed_solve(
