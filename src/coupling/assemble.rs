@@ -17,11 +17,16 @@ fn j_row(n: DVec3, r: DVec3, sign: f64) -> [f64; 6] {
 /// The q of a contact row: the approaching normal velocity, plus the bounce `e v_n` when
 /// `bounce` and the approach is faster than `v_rest` (so that resting contacts do not jitter).
 fn contact_q(v_n: f64, e: f64, v_rest: f64, bounce: bool) -> f64 {
-    if bounce && v_n < -v_rest {
+    if bounces(v_n, e, v_rest, bounce) {
         (1.0 + e) * v_n
     } else {
         v_n
     }
+}
+
+/// Whether a contact row approaching at `v_n` bounces (see [`contact_q`]).
+fn bounces(v_n: f64, e: f64, v_rest: f64, bounce: bool) -> bool {
+    bounce && e > 0.0 && v_n < -v_rest
 }
 
 /// A body presses a liquid particle into a wall it rests on when the contact normal points
@@ -74,13 +79,21 @@ pub struct Contacts<'a> {
     pub v_rest: f64,
     /// Coulomb friction between liquid and bodies.
     pub liquid_friction: f64,
+    /// The liquid's restitution against bodies (a contact's is the geometric mean of this and
+    /// the body's).
+    pub liquid_restitution: f64,
+    /// Whether newly approaching contacts bounce with their restitution (false: the step is
+    /// solved perfectly inelastic).
+    pub bounce: bool,
 }
 
 /// Baraff's A in the structured form, one row per liquid contact and per body contact (plus
 /// two friction rows where there is friction: `liquid_friction` on liquid contacts, the
-/// bodies' own on body contacts). Also returns the slot of each particle term.
-pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u32>) {
+/// bodies' own on body contacts). Also returns the slot of each particle term and the number
+/// of rows that bounce.
+pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u32>, usize) {
     let mut prob = StructuredProblem::default();
+    let mut bounced = 0;
     let mut slots = Vec::new();
     let mut particle_of: HashMap<u32, usize> = HashMap::new();
     let dyn_index = dynamic_index(bodies);
@@ -135,13 +148,16 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
         let normal_row = prob.rows.len();
         // A film of liquid between a body and a wall does not bounce: a body in a gap filled
         // from both sides cannot move away from both walls at once.
-        let bounce = t.new && walls.is_empty();
+        let bounce = c.bounce && t.new && walls.is_empty();
         let slop = if share(lc.normal).is_none() {
             WEDGE_SLOP * c.v_rest
         } else {
             0.0
         };
-        let q = contact_q(rel(lc.normal), body.restitution, c.v_rest, bounce) + slop;
+        let v_n = rel(lc.normal);
+        let e = (body.restitution * c.liquid_restitution).sqrt();
+        bounced += usize::from(bounces(v_n, e, c.v_rest, bounce));
+        let q = contact_q(v_n, e, c.v_rest, bounce) + slop;
         let row = with_body(
             with_particle(StructuredRow::contact(q), lc.normal),
             lc.normal,
@@ -192,8 +208,10 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
             row
         };
         let normal_row = prob.rows.len();
+        let v_n = rel_v(sc.normal);
+        bounced += usize::from(bounces(v_n, e, c.v_rest, c.bounce));
         prob.rows.push(with_bodies(
-            StructuredRow::contact(contact_q(rel_v(sc.normal), e, c.v_rest, true)),
+            StructuredRow::contact(contact_q(v_n, e, c.v_rest, c.bounce)),
             sc.normal,
         ));
         if mu > 0.0 {
@@ -204,7 +222,7 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
             }
         }
     }
-    (prob, slots)
+    (prob, slots, bounced)
 }
 
 /// Apply the impulses `z` of `prob` to the bodies (momentum changes `z J`) and return the liquid

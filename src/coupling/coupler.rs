@@ -42,7 +42,17 @@ pub struct CouplingReport {
     pub rows: usize,
     /// Solver iterations.
     pub iterations: usize,
+    /// Rows that bounced (restitution) in the problem first solved.
+    pub bounced: usize,
+    /// Whether the step's bounce was withdrawn: Newton's restitution on the simultaneous
+    /// contacts would have raised the kinetic energy, or could not be met by all of them at
+    /// once (no solution), so the step was solved inelastic.
+    pub inelastic: bool,
 }
+
+/// A step's impulses may raise the kinetic energy of what they touch by this fraction of it
+/// (rounding) before the bounce is withdrawn.
+const ENERGY_RISE_TOL: f64 = 1e-9;
 
 /// The coupling between the liquid, the bodies and the walls.
 #[derive(Debug, Clone)]
@@ -53,6 +63,8 @@ pub struct Coupler {
     solver: LcpSolverChoice,
     on_failure: OnLcpFailure,
     penalty: PenaltyParams,
+    /// The liquid's restitution against bodies.
+    liquid_restitution: f64,
     /// (body, liquid id) of the last step's liquid contacts: those contacts are pressed, not
     /// new, and do not bounce.
     touching: HashSet<(u32, u32)>,
@@ -79,6 +91,7 @@ impl Coupler {
             solver: spec.solver,
             on_failure: spec.on_failure,
             penalty: PenaltyParams::from_spec(spec),
+            liquid_restitution: spec.liquid_restitution,
             touching: HashSet::new(),
             report: CouplingReport::default(),
             failure: None,
@@ -241,6 +254,8 @@ impl Coupler {
             body_contacts: solid.len(),
             rows: 0,
             iterations: 0,
+            bounced: 0,
+            inelastic: false,
         };
         self.fallback = None;
         let contacts = Contacts {
@@ -250,6 +265,8 @@ impl Coupler {
             spacing: params.spacing as f64,
             v_rest,
             liquid_friction: self.penalty.liquid_friction,
+            liquid_restitution: self.liquid_restitution,
+            bounce: true,
         };
         let dv = match self.method {
             CouplingMethod::Penalty => apply_penalty(&self.penalty, bodies, &liquid, &solid, dt),
@@ -274,13 +291,56 @@ impl Coupler {
 
     /// The contacts' LCP: assembled, solved by the scene's solver, its impulses applied to the
     /// bodies. Returns the liquid's velocity changes; an unsolved problem is kept in `failure`.
+    ///
+    /// Newton's restitution applied to many contacts at once can add energy (a body bouncing
+    /// on a dozen liquid particles can fling one of them faster than anything in the scene):
+    /// a step whose impulses raise the kinetic energy of the bodies and particles they touch
+    /// is solved again without bounce, which cannot add energy (`z.w <= 0` on every row). So
+    /// is a step whose bounces the contacts cannot all meet at once (a body that a wall sends
+    /// back into liquid wedged behind it): the problem with bounce has no solution.
     fn solve_lcp(
         &mut self,
         bodies: &mut [RigidBody],
         contacts: &Contacts,
         dt: f64,
     ) -> Result<Vec<(u32, DVec3)>> {
-        let (mut problem, slots) = assemble(bodies, contacts);
+        let momenta: Vec<(DVec3, DVec3)> = bodies.iter().map(|b| (b.state.p, b.state.l)).collect();
+        let energy_before = kinetic_energy(bodies, contacts.liquid, &[]);
+        match self.solve_and_apply(bodies, contacts, dt) {
+            Ok(dv) => {
+                let rise = kinetic_energy(bodies, contacts.liquid, &dv) - energy_before;
+                if self.report.bounced == 0 || rise <= ENERGY_RISE_TOL * energy_before {
+                    return Ok(dv);
+                }
+                for (b, (p, l)) in bodies.iter_mut().zip(momenta) {
+                    b.state.p = p;
+                    b.state.l = l;
+                }
+            }
+            Err(e) if self.report.bounced == 0 => return Err(e),
+            // Nothing was applied; the retry's outcome replaces this failure.
+            Err(_) => self.failure = None,
+        }
+        self.report.inelastic = true;
+        let inelastic = Contacts {
+            bounce: false,
+            ..*contacts
+        };
+        self.solve_and_apply(bodies, &inelastic, dt)
+    }
+
+    /// Assemble, solve and apply one contact problem (see [`Coupler::solve_lcp`]); counts the
+    /// rows that bounce in the report.
+    fn solve_and_apply(
+        &mut self,
+        bodies: &mut [RigidBody],
+        contacts: &Contacts,
+        dt: f64,
+    ) -> Result<Vec<(u32, DVec3)>> {
+        let (mut problem, slots, bounced) = assemble(bodies, contacts);
+        if contacts.bounce {
+            self.report.bounced = bounced;
+        }
         joints::append_rows(
             &mut problem,
             bodies,
@@ -318,4 +378,25 @@ impl Coupler {
         self.report.iterations = sol.iterations;
         Ok(apply(bodies, &problem, &slots, &sol.z))
     }
+}
+
+/// The kinetic energy of the bodies and of the touching liquid particles, these with the
+/// velocity changes `dv` (by slot) added.
+fn kinetic_energy(bodies: &[RigidBody], liquid: &[LiquidTouch], dv: &[(u32, DVec3)]) -> f64 {
+    let mut seen = HashSet::new();
+    let changes: std::collections::HashMap<u32, DVec3> = dv.iter().copied().collect();
+    let particles: f64 = liquid
+        .iter()
+        .filter(|t| seen.insert(t.contact.slot))
+        .map(|t| {
+            let v = t.vel + changes.get(&t.contact.slot).copied().unwrap_or(DVec3::ZERO);
+            0.5 * v.length_squared() / t.inv_mass
+        })
+        .sum();
+    particles
+        + bodies
+            .iter()
+            .filter(|b| b.dynamic)
+            .map(RigidBody::kinetic_energy)
+            .sum::<f64>()
 }

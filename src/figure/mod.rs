@@ -89,7 +89,9 @@ pub fn make(opts: &FigureOptions) -> Result<Vec<Written>> {
     };
     create_out(&opts.out)?;
 
-    let frames: Vec<PanelFrame> = chosen
+    // Read in parallel, but report the first bad frame in order (a parallel short-circuit
+    // would name whichever failed first).
+    let frames: Vec<Result<PanelFrame>> = chosen
         .par_iter()
         .map(|&i| {
             let f = run
@@ -111,7 +113,8 @@ pub fn make(opts: &FigureOptions) -> Result<Vec<Written>> {
                 bodies,
             })
         })
-        .collect::<Result<_>>()?;
+        .collect();
+    let frames: Vec<PanelFrame> = frames.into_iter().collect::<Result<_>>()?;
     let view = match run.container {
         Some((lo, hi)) => View::new([lo[0], lo[1]], [hi[0], hi[1]]),
         None => {

@@ -86,6 +86,10 @@ pub struct CouplingSpec {
     /// Coulomb friction between liquid particles and bodies.
     #[serde(default)]
     pub liquid_friction: f64,
+    /// The liquid's restitution against bodies, 0..1 (a contact's is the geometric mean of
+    /// this and the body's).
+    #[serde(default)]
+    pub liquid_restitution: f64,
     /// Penalty spring stiffness per contact, N/m; absent: each contact's effective mass times
     /// `(2 pi / (penalty_contact_steps dt))^2`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +109,7 @@ impl Default for CouplingSpec {
             solver: LcpSolverChoice::default(),
             on_failure: OnLcpFailure::default(),
             liquid_friction: 0.0,
+            liquid_restitution: 0.0,
             penalty_stiffness: None,
             penalty_contact_steps: default_penalty_contact_steps(),
             penalty_damping: default_penalty_damping(),

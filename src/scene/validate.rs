@@ -257,6 +257,13 @@ fn validate_coupling(scene: &Scene, origin: &Origin) -> Result<()> {
             "use a friction coefficient >= 0",
         );
     }
+    if !(c.liquid_restitution.is_finite() && (0.0..=1.0).contains(&c.liquid_restitution)) {
+        return err(
+            p.key("liquid_restitution"),
+            format!("{} is outside [0, 1]", c.liquid_restitution),
+            "use a restitution between 0 (no bounce) and 1 (elastic)",
+        );
+    }
     if let Some(k) = c.penalty_stiffness
         && !(k.is_finite() && k > 0.0)
     {
