@@ -76,8 +76,14 @@ fn particle_on_top(b: &RigidBody, x: f64, z: f64, v: Vec3A) -> Particles {
 #[test]
 fn a_particle_bounces_off_a_static_face_with_its_restitution() {
     // The contact's restitution is the geometric mean of the body's and the liquid's.
-    for (e_body, e_liquid) in [(0.0, 1.0), (0.5, 0.5), (1.0, 1.0), (1.0, 0.25), (1.0, 0.0)] {
-        let e = (e_body * e_liquid as f64).sqrt();
+    for (e_body, e_liquid) in [
+        (0.0f64, 1.0),
+        (0.5, 0.5),
+        (1.0, 1.0),
+        (1.0, 0.25),
+        (1.0, 0.0),
+    ] {
+        let e = (e_body * e_liquid).sqrt();
         let mut bodies = [block(false, e_body)];
         let mut p = particle_on_top(&bodies[0], 0.0, 0.0, Vec3A::new(0.3, -2.0, 0.0));
         let spec = sphrigid::scene::CouplingSpec {
