@@ -88,7 +88,7 @@ pub struct CouplingSpec {
     pub liquid_friction: f64,
     /// The liquid's restitution against bodies, 0..1 (a contact's is the geometric mean of
     /// this and the body's).
-    #[serde(default)]
+    #[serde(default = "default_liquid_restitution")]
     pub liquid_restitution: f64,
     /// Penalty spring stiffness per contact, N/m; absent: each contact's effective mass times
     /// `(2 pi / (penalty_contact_steps dt))^2`.
@@ -109,12 +109,16 @@ impl Default for CouplingSpec {
             solver: LcpSolverChoice::default(),
             on_failure: OnLcpFailure::default(),
             liquid_friction: 0.0,
-            liquid_restitution: 0.0,
+            liquid_restitution: default_liquid_restitution(),
             penalty_stiffness: None,
             penalty_contact_steps: default_penalty_contact_steps(),
             penalty_damping: default_penalty_damping(),
         }
     }
+}
+
+fn default_liquid_restitution() -> f64 {
+    0.5
 }
 
 fn default_penalty_contact_steps() -> f64 {
