@@ -66,6 +66,16 @@ fn a_nan_density_is_refused() {
 }
 
 #[test]
+fn a_liquid_restitution_outside_0_1_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    check_bad(
+        dir.path(),
+        &format!("{GOOD}\n[coupling]\nliquid_restitution = 1.5\n"),
+        &["coupling.liquid_restitution", "bad.toml:15", "1.5"],
+    );
+}
+
+#[test]
 fn a_block_outside_the_container_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     check_bad(

@@ -1,5 +1,6 @@
 //! The LCP coupling step: restitution is exact, impulses conserve momentum, and a body resting
 //! on the floor stays at rest.
+mod common;
 use glam::{DQuat, DVec3, Vec3A};
 use sphrigid::coupling::Coupler;
 use sphrigid::liquid::Particles;
@@ -123,13 +124,8 @@ fn elastic_impacts_on_many_contacts_at_once_never_add_energy() {
     // once, all elastic. Newton's
     // restitution on simultaneous contacts can add energy; the coupling then withdraws the
     // bounce for that step. Either way the energy may not rise (f32 velocities: 1e-6).
-    let mut state = 0x9e3779b97f4a7c15u64;
-    let mut rand = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-    };
+    let mut rng = common::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rand = move || f64::from(rng.sym(0.5));
     let spec = sphrigid::scene::CouplingSpec {
         liquid_restitution: 1.0,
         ..Default::default()

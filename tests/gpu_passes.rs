@@ -2,8 +2,8 @@
 //! updates exactly, neighbour sums within float tolerance.
 mod common;
 mod gpu_common;
+use common::Rng;
 use glam::Vec3A;
-use gpu_common::Rng;
 use sphrigid::gpu::contacts::{self, BodyParticle};
 use sphrigid::gpu::{
     GpuLiquidSolver, boundary_grid, buffers, cell_index, count, density, prefix_sum, relaxation,
