@@ -1,0 +1,166 @@
+//! The shipped scenes' output files, byte for byte: a short CPU run of each scene must write files
+//! whose FNV-1a hashes match the table below. The table was taken from main before the module
+//! restructuring of issue 18, so it holds refactors to "no change in behaviour". A change that
+//! is meant to alter the physics or the file format updates the table in the same commit (the
+//! failure message prints the new one).
+mod common;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// (scene, frames) run with `--backend cpu`.
+const RUNS: [(&str, u32); 7] = [
+    ("dam_break", 2),
+    ("toppling_block", 2),
+    ("floating_box", 2),
+    ("hinged_gate", 2),
+    ("chain", 2),
+    ("viscous_elastic", 2),
+    ("wrench_in_space", 2),
+];
+
+/// (scene, file relative to the run directory, FNV-1a 64 of its bytes).
+#[rustfmt::skip]
+const EXPECTED: &[(&str, &str, &str)] = &[
+    ("dam_break", "fluid/fluid_00000.ply", "eeff5eacb7c1e4eb"),
+    ("dam_break", "fluid/fluid_00001.ply", "1f201710cb047f5f"),
+    ("dam_break", "fluid/fluid_00002.ply", "beada265aae76337"),
+    ("toppling_block", "fluid/fluid_00000.ply", "a5cbc8223a98ae06"),
+    ("toppling_block", "fluid/fluid_00001.ply", "9964cad3574efd50"),
+    ("toppling_block", "fluid/fluid_00002.ply", "186e7a4dbb68b878"),
+    ("toppling_block", "rigid/block_00000.ply", "9196b5115562d3a7"),
+    ("toppling_block", "rigid/block_00001.ply", "0528a0169cba4eb0"),
+    ("toppling_block", "rigid/block_00002.ply", "804b561736ced6d4"),
+    ("toppling_block", "rigid_states.csv", "398ef97e914d9e1e"),
+    ("floating_box", "fluid/fluid_00000.ply", "b1bad3e1857a454b"),
+    ("floating_box", "fluid/fluid_00001.ply", "b5ef692ecf1c7dae"),
+    ("floating_box", "fluid/fluid_00002.ply", "59c3e678cf62cbb2"),
+    ("floating_box", "rigid/box_00000.ply", "23a2dc95444d8db7"),
+    ("floating_box", "rigid/box_00001.ply", "09838d2357c53392"),
+    ("floating_box", "rigid/box_00002.ply", "a66748f241edb3d5"),
+    ("floating_box", "rigid_states.csv", "ada7cb182ce0c2ca"),
+    ("hinged_gate", "fluid/fluid_00000.ply", "eeff5eacb7c1e4eb"),
+    ("hinged_gate", "fluid/fluid_00001.ply", "1f201710cb047f5f"),
+    ("hinged_gate", "fluid/fluid_00002.ply", "beada265aae76337"),
+    ("hinged_gate", "joint_errors.csv", "21b1152a8d62f9d8"),
+    ("hinged_gate", "rigid/gate_00000.ply", "0c5d88f0523b00ef"),
+    ("hinged_gate", "rigid/gate_00001.ply", "d7ce40604ae896bc"),
+    ("hinged_gate", "rigid/gate_00002.ply", "7c3ce36e7380ba30"),
+    ("hinged_gate", "rigid_states.csv", "9f48ee386546ce15"),
+    ("chain", "fluid/fluid_00000.ply", "fd8d939d12ca3aa8"),
+    ("chain", "fluid/fluid_00001.ply", "f376ef1e4440acc1"),
+    ("chain", "fluid/fluid_00002.ply", "270f9f2daaabcae6"),
+    ("chain", "joint_errors.csv", "c75043eacfe8276b"),
+    ("chain", "rigid/link0_00000.ply", "1398c68bf69b128e"),
+    ("chain", "rigid/link0_00001.ply", "19d5f4f2e49bd46e"),
+    ("chain", "rigid/link0_00002.ply", "2b6905d952af9d08"),
+    ("chain", "rigid/link1_00000.ply", "c18d3c85d99ef629"),
+    ("chain", "rigid/link1_00001.ply", "c79c576bde9881fd"),
+    ("chain", "rigid/link1_00002.ply", "412d55678d8e568d"),
+    ("chain", "rigid/link2_00000.ply", "cf893dca88bded54"),
+    ("chain", "rigid/link2_00001.ply", "bc9ee3e79ea1c3f7"),
+    ("chain", "rigid/link2_00002.ply", "86ac0b77c7c776ff"),
+    ("chain", "rigid/link3_00000.ply", "5b51afcb5f77ad2b"),
+    ("chain", "rigid/link3_00001.ply", "d53aab1cf1afe79c"),
+    ("chain", "rigid/link3_00002.ply", "55e7893bab489159"),
+    ("chain", "rigid/link4_00000.ply", "f6c79c94418135ba"),
+    ("chain", "rigid/link4_00001.ply", "72988cc186971ad8"),
+    ("chain", "rigid/link4_00002.ply", "3de47dd3a93db4ad"),
+    ("chain", "rigid/link5_00000.ply", "edb2bed25615f765"),
+    ("chain", "rigid/link5_00001.ply", "cf46d47bfa1d0f68"),
+    ("chain", "rigid/link5_00002.ply", "b60961d3ffcb2b9b"),
+    ("chain", "rigid_states.csv", "c907870c6a14033b"),
+    ("viscous_elastic", "fluid/fluid_00000.ply", "b943f0282322c6c0"),
+    ("viscous_elastic", "fluid/fluid_00001.ply", "d4db860ca83b4e7f"),
+    ("viscous_elastic", "fluid/fluid_00002.ply", "f326f14f696eba9b"),
+    ("viscous_elastic", "rigid/block_00000.ply", "68325f1801a001f3"),
+    ("viscous_elastic", "rigid/block_00001.ply", "7254310c5635e334"),
+    ("viscous_elastic", "rigid/block_00002.ply", "e95b10e150040bc9"),
+    ("viscous_elastic", "rigid_states.csv", "1a1b0ca9646b37f5"),
+    ("wrench_in_space", "fluid/fluid_00000.ply", "fd8d939d12ca3aa8"),
+    ("wrench_in_space", "fluid/fluid_00001.ply", "52613f0b274d9653"),
+    ("wrench_in_space", "fluid/fluid_00002.ply", "e1902f424759727a"),
+    ("wrench_in_space", "rigid/wrench_00000.ply", "e26e8720fb888ccd"),
+    ("wrench_in_space", "rigid/wrench_00001.ply", "7da291f2bf1b41b5"),
+    ("wrench_in_space", "rigid/wrench_00002.ply", "b157eab62e6ae6b5"),
+    ("wrench_in_space", "rigid_states.csv", "b331b72bfd112220"),
+];
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// Every file under `dir`, relative to it, with '/' separators, except the manifest (which
+/// names the program version and the scene path).
+fn files(dir: &Path, rel: &str, out: &mut BTreeMap<String, u64>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("the run directory exists")
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        let r = if rel.is_empty() {
+            name.clone()
+        } else {
+            format!("{rel}/{name}")
+        };
+        if p.is_dir() {
+            files(&p, &r, out);
+        } else if name != "manifest.json" {
+            out.insert(r, fnv1a(&std::fs::read(&p).unwrap()));
+        }
+    }
+}
+
+#[test]
+fn shipped_scenes_write_the_same_bytes_as_before() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let tmp = tempfile::tempdir().unwrap();
+    let mut got: Vec<(String, String, u64)> = Vec::new();
+    for (scene, frames) in RUNS {
+        let out = tmp.path().join(scene);
+        let file = root.join("scenes").join(format!("{scene}.toml"));
+        let o = common::sphrigid(&[
+            "run",
+            file.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--frames",
+            &frames.to_string(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(
+            o.status.success(),
+            "{scene}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let mut map = BTreeMap::new();
+        files(&out, "", &mut map);
+        for (f, h) in map {
+            got.push((scene.to_string(), f, h));
+        }
+    }
+    let table: String = got
+        .iter()
+        .map(|(s, f, h)| format!("    (\"{s}\", \"{f}\", \"{h:016x}\"),\n"))
+        .collect();
+    let expected: Vec<(String, String, String)> = EXPECTED
+        .iter()
+        .map(|(s, f, h)| (s.to_string(), f.to_string(), h.to_string()))
+        .collect();
+    let actual: Vec<(String, String, String)> = got
+        .iter()
+        .map(|(s, f, h)| (s.clone(), f.clone(), format!("{h:016x}")))
+        .collect();
+    assert!(
+        !expected.is_empty() && expected == actual,
+        "the shipped scenes' files differ from the recorded bytes; the files now hash as:\n{table}"
+    );
+}
