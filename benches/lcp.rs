@@ -2,7 +2,8 @@
 //! rigid contacts carrying friction, and dense Lemke.
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use sphrigid::lcp::sample::{SampleSpec, liquid_on_boxes};
-use sphrigid::lcp::{DenseMatrix, DenseProblem, Options, Outcome, lemke, solve_structured};
+use sphrigid::lcp::{DenseMatrix, DenseProblem, Options, Outcome, block_pivot, lemke};
+use sphrigid::rng::XorShift;
 use std::hint::black_box;
 
 fn spec(liquid: usize, bodies: usize, rigid: usize) -> SampleSpec {
@@ -21,13 +22,13 @@ fn structured(c: &mut Criterion) {
     for contacts in [1_000, 5_000, 10_000, 20_000] {
         for bodies in [1, 2, 4, 8] {
             let p = liquid_on_boxes(&spec(contacts, bodies, 0));
-            let s = solve_structured(&p, &Options::default()).unwrap();
+            let s = block_pivot(&p, &Options::default()).unwrap();
             assert_eq!(s.outcome, Outcome::Solved);
             assert!(s.residuals.relative() < 1e-9);
             g.bench_with_input(
                 BenchmarkId::new(format!("{bodies}_bodies"), contacts),
                 &p,
-                |b, p| b.iter(|| solve_structured(black_box(p), &Options::default()).unwrap()),
+                |b, p| b.iter(|| block_pivot(black_box(p), &Options::default()).unwrap()),
             );
         }
     }
@@ -39,13 +40,13 @@ fn structured_friction(c: &mut Criterion) {
     g.sample_size(20);
     for rigid in [10, 100] {
         let p = liquid_on_boxes(&spec(10_000, 4, rigid));
-        let s = solve_structured(&p, &Options::default()).unwrap();
+        let s = block_pivot(&p, &Options::default()).unwrap();
         assert_eq!(s.outcome, Outcome::Solved);
         assert!(s.residuals.relative() < 1e-9);
         g.bench_with_input(
             BenchmarkId::new("10000_liquid_4_bodies", rigid),
             &p,
-            |b, p| b.iter(|| solve_structured(black_box(p), &Options::default()).unwrap()),
+            |b, p| b.iter(|| block_pivot(black_box(p), &Options::default()).unwrap()),
         );
     }
     g.finish();
@@ -53,13 +54,8 @@ fn structured_friction(c: &mut Criterion) {
 
 /// A random symmetric positive definite problem with about half the rows active.
 fn dense_problem(n: usize) -> DenseProblem {
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    let mut rnd = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    };
+    let mut r = XorShift::from_state(0x2545_F491_4F6C_DD1D);
+    let mut rnd = move || r.sym();
     let k = n.min(64);
     let b: Vec<f64> = (0..n * k).map(|_| rnd()).collect();
     let mut m = DenseMatrix::zeros(n, n);

@@ -3,7 +3,7 @@
 //! suit. Usage: `cargo run --example lcp_profile -- LIQUID BODIES RIGID [REPEATS]`; rigid
 //! contacts carry friction, as in the benchmark.
 use sphrigid::lcp::sample::{SampleSpec, liquid_on_boxes};
-use sphrigid::lcp::{Options, solve_structured};
+use sphrigid::lcp::{Options, block_pivot};
 use std::time::Instant;
 
 fn main() {
@@ -26,7 +26,7 @@ fn main() {
     let mut last = None;
     for _ in 0..repeats {
         let t = Instant::now();
-        let s = solve_structured(&p, &Options::default()).expect("a valid sample");
+        let s = block_pivot(&p, &Options::default()).expect("a valid sample");
         best = best.min(t.elapsed().as_secs_f64());
         last = Some(s);
     }

@@ -11,6 +11,7 @@ pub mod lcp;
 pub mod liquid;
 pub mod output;
 pub mod rigid;
+pub mod rng;
 pub mod scene;
 pub mod sim;
 pub mod timing;

@@ -124,7 +124,7 @@ fn elastic_impacts_on_many_contacts_at_once_never_add_energy() {
     // once, all elastic. Newton's
     // restitution on simultaneous contacts can add energy; the coupling then withdraws the
     // bounce for that step. Either way the energy may not rise (f32 velocities: 1e-6).
-    let mut rng = common::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = common::Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut rand = move || f64::from(rng.sym(0.5));
     let spec = sphrigid::scene::CouplingSpec {
         liquid_restitution: 1.0,

@@ -44,7 +44,7 @@ fn setup() -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
     let scene = common::scene(SCENE);
     let params = LiquidParams::from_scene(&scene.scene);
     let mut p = Particles::from_blocks(&scene.scene.liquid);
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let s = params.spacing;
     for (x, v) in p.pos.iter_mut().zip(p.vel.iter_mut()) {
         *x += Vec3A::new(rng.sym(0.2 * s), rng.sym(0.2 * s), rng.sym(0.2 * s));
@@ -89,7 +89,7 @@ fn boundary(params: &LiquidParams) -> BoundaryParticles {
         b.pos.push(Vec3A::new(-0.05, 0.01 * i as f32, 0.5));
         b.weight.push(0.5);
     }
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     for i in (1..b.len()).rev() {
         let j = (rng.next() * (i + 1) as f32) as usize % (i + 1);
         b.pos.swap(i, j);
@@ -162,7 +162,7 @@ fn check_prefix_sum(n: usize, max: f32) {
     let Some(ctx) = gpu_common::context() else {
         return;
     };
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let v: Vec<u32> = (0..n).map(|_| (rng.next() * max) as u32).collect();
     let mut bytes = 0;
     let src = buffers::storage(&ctx, "src", n as u64 * 4, &mut bytes).unwrap();
@@ -336,7 +336,7 @@ fn walls_match_their_cpu_twin() {
     };
     // Push a third of the particles through the walls, moving fast.
     let w = params.walls.unwrap();
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     for (k, (x, x0)) in p.pos.iter_mut().zip(p.prev.iter_mut()).enumerate() {
         if k % 3 == 0 {
             *x = Vec3A::new(rng.sym(0.05), rng.sym(0.03), rng.sym(0.02))
@@ -362,7 +362,7 @@ fn gravity_and_velocity_update_match_their_cpu_twins_exactly() {
     let Some((mut gpu, mut p, params)) = setup() else {
         return;
     };
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     for x0 in &mut p.prev {
         *x0 += Vec3A::new(rng.sym(1e-3), rng.sym(1e-3), rng.sym(1e-3));
     }

@@ -94,7 +94,7 @@ fn free_and_limit_rows_solve_like_dense_pivoting_beside_liquid_rows() {
         .collect();
     assert_eq!(free.len(), 8, "5 hinge rows and 3 ball rows are free");
 
-    let s = lcp::solve_structured(&prob, &Options::default()).unwrap();
+    let s = lcp::block_pivot(&prob, &Options::default()).unwrap();
     let d = lcp::dantzig(&prob.to_dense(), &Options::default()).unwrap();
     assert!(
         s.is_solved() && d.is_solved(),

@@ -1,16 +1,12 @@
 //! Boxed problems: finite bounds, free rows (joints) and friction bounds that follow a normal.
 use sphrigid::lcp::io::{ProblemFile, parse, to_json};
 use sphrigid::lcp::sample::{SampleSpec, liquid_on_boxes};
-use sphrigid::lcp::{DenseMatrix, DenseProblem, Options, Outcome, dantzig, solve_structured};
+use sphrigid::lcp::{DenseMatrix, DenseProblem, Options, Outcome, block_pivot, dantzig};
+use sphrigid::rng::XorShift;
 
 fn stream(seed: u64) -> impl FnMut() -> f64 {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
+    let mut r = XorShift::new(seed);
+    move || r.sym()
 }
 
 fn spd(n: usize, rank: usize, shift: f64, rnd: &mut impl FnMut() -> f64) -> DenseMatrix {
@@ -143,7 +139,7 @@ fn structured_friction_matches_dense_dantzig() {
                 shared_particles: 5,
                 seed,
             });
-            let s = solve_structured(&p, &Options::default()).unwrap();
+            let s = block_pivot(&p, &Options::default()).unwrap();
             let d = p.to_dense();
             let g = dantzig(&d, &Options::default()).unwrap();
             assert_eq!(s.outcome, Outcome::Solved);

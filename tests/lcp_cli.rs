@@ -105,10 +105,14 @@ fn a_sample_structured_file_is_solved_by_every_method() {
     ]);
     assert_eq!(out.status.code(), Some(0));
     let mut ws = vec![];
-    for method in ["structured", "lemke", "dantzig"] {
+    // `structured` is the block-pivoting solver's former name and still selects it.
+    for method in ["block_pivot", "structured", "lemke", "dantzig"] {
         let out = run(&["lcp", "solve", &f, "--json", "--method", method]);
         assert_eq!(out.status.code(), Some(0), "{method}");
         let v = json(&out);
+        if method == "structured" {
+            assert_eq!(v["method"], "block_pivot");
+        }
         assert_eq!(v["outcome"], "solved");
         assert!(v["residuals"]["relative"].as_f64().unwrap() < 1e-9);
         let w: Vec<f64> = serde_json::from_value(v["w"].clone()).unwrap();

@@ -4,7 +4,7 @@
 //! velocity change) agreeing, or proven infeasible by a Farkas certificate that both methods
 //! report as a ray.
 use sphrigid::lcp::io::{ProblemFile, load};
-use sphrigid::lcp::{Options, Outcome, Solution, StructuredProblem, dantzig, solve_structured};
+use sphrigid::lcp::{Options, Outcome, Solution, StructuredProblem, block_pivot, dantzig};
 use std::path::{Path, PathBuf};
 
 /// Residuals allowed, relative to the data's scale (sign, complementarity, bounds).
@@ -57,7 +57,7 @@ fn max_abs(v: &[f64]) -> f64 {
 /// Solve by both methods.
 fn both(p: &StructuredProblem) -> (Solution, Solution) {
     let opts = Options::default();
-    let s = solve_structured(p, &opts).expect("a valid problem");
+    let s = block_pivot(p, &opts).expect("a valid problem");
     let d = dantzig(&p.to_dense(), &opts).expect("a valid problem");
     (s, d)
 }

@@ -1,16 +1,12 @@
 //! Random symmetric positive definite and semi-definite problems of sizes 1..200.
 use proptest::prelude::*;
 use sphrigid::lcp::{DenseMatrix, DenseProblem, Options, Outcome, dantzig, lemke};
+use sphrigid::rng::XorShift;
 
 /// A deterministic pseudo-random stream in [-1, 1) from a seed.
 fn stream(seed: u64) -> impl FnMut() -> f64 {
-    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-    }
+    let mut r = XorShift::new(seed);
+    move || r.sym()
 }
 
 /// `M = B B^T (+ shift I)` with B n x rank.

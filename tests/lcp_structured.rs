@@ -2,8 +2,8 @@
 use sphrigid::lcp::io::{ProblemFile, parse, to_json};
 use sphrigid::lcp::sample::{SampleSpec, liquid_on_boxes};
 use sphrigid::lcp::{
-    Options, Outcome, StructuredProblem, StructuredRow, body_inverse_mass, dantzig, lemke,
-    solve_structured,
+    Options, Outcome, StructuredProblem, StructuredRow, block_pivot, body_inverse_mass, dantzig,
+    lemke,
 };
 
 fn spec(liquid: usize, bodies: usize, rigid: usize, shared: usize, seed: u64) -> SampleSpec {
@@ -40,7 +40,7 @@ fn liquid_only_problems_match_dense_lemke() {
     for (liquid, bodies, shared) in [(150, 1, 0), (200, 2, 0), (300, 4, 10), (400, 8, 20)] {
         for seed in 0..3 {
             let p = liquid_on_boxes(&spec(liquid, bodies, 0, shared, seed));
-            let s = solve_structured(&p, &Options::default()).unwrap();
+            let s = block_pivot(&p, &Options::default()).unwrap();
             let l = lemke(&p.to_dense(), &Options::default()).unwrap();
             assert_eq!(s.outcome, Outcome::Solved);
             assert_eq!(l.outcome, Outcome::Solved);
@@ -63,7 +63,7 @@ fn rigid_rows_are_coupled_exactly() {
     for (liquid, bodies, rigid, shared) in [(100, 1, 4, 0), (200, 3, 12, 10), (300, 4, 30, 0)] {
         for seed in 0..3 {
             let p = liquid_on_boxes(&spec(liquid, bodies, rigid, shared, seed));
-            let s = solve_structured(&p, &Options::default()).unwrap();
+            let s = block_pivot(&p, &Options::default()).unwrap();
             let d = p.to_dense();
             let l = lemke(&d, &Options::default()).unwrap();
             let g = dantzig(&d, &Options::default()).unwrap();
@@ -137,7 +137,7 @@ fn liquid_rows_on_two_bodies_join_their_groups() {
             let mut p = liquid_on_boxes(&sp);
             let squeezed = squeeze(&mut p, pairs, 5);
             assert!(squeezed.len() > 10);
-            let s = solve_structured(&p, &Options::default()).unwrap();
+            let s = block_pivot(&p, &Options::default()).unwrap();
             assert_eq!(s.outcome, Outcome::Solved);
             assert!(s.residuals.relative() < 1e-9, "{:?}", s.residuals);
             assert!(
@@ -166,7 +166,7 @@ fn liquid_rows_on_two_bodies_join_their_groups() {
 #[test]
 fn ten_thousand_contacts_on_four_bodies_in_few_newton_steps() {
     let p = liquid_on_boxes(&spec(10_000, 4, 0, 0, 42));
-    let s = solve_structured(&p, &Options::default()).unwrap();
+    let s = block_pivot(&p, &Options::default()).unwrap();
     assert_eq!(s.outcome, Outcome::Solved);
     assert!(s.residuals.relative() < 1e-9, "{:?}", s.residuals);
     assert!(s.residuals.complementarity <= 1e-9 * s.residuals.z_scale * s.residuals.w_scale);
@@ -186,12 +186,12 @@ fn an_infeasible_structured_problem_is_reported() {
         particle_inv_mass: vec![],
         rows: vec![StructuredRow::contact(-1.0).with_bounds(f64::NEG_INFINITY, f64::INFINITY)],
     };
-    let s = solve_structured(&p, &Options::default()).unwrap();
+    let s = block_pivot(&p, &Options::default()).unwrap();
     assert_ne!(s.outcome, Outcome::Solved);
     p.rows[0] = p.rows[0]
         .clone()
         .with_body(0, [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]);
-    let s = solve_structured(&p, &Options::default()).unwrap();
+    let s = block_pivot(&p, &Options::default()).unwrap();
     assert_eq!(s.outcome, Outcome::Solved);
     assert!((s.z[0] - 2.0).abs() < 1e-14, "{:?}", s.z);
 }
@@ -200,12 +200,12 @@ fn an_infeasible_structured_problem_is_reported() {
 fn bad_structured_input_names_the_place() {
     let mut p = liquid_on_boxes(&spec(5, 1, 0, 0, 1));
     p.rows[3].bodies[0].as_mut().unwrap().body = 9;
-    let e = solve_structured(&p, &Options::default()).unwrap_err();
+    let e = block_pivot(&p, &Options::default()).unwrap_err();
     assert!(matches!(e, sphrigid::Error::Input(_)));
     assert!(e.to_string().contains("rows[3]"), "{e}");
     let mut p = liquid_on_boxes(&spec(5, 1, 0, 0, 1));
     p.body_inv_mass[0][0] = -1.0;
-    let e = solve_structured(&p, &Options::default()).unwrap_err();
+    let e = block_pivot(&p, &Options::default()).unwrap_err();
     assert!(e.to_string().contains("bodies[0]"), "{e}");
 }
 
@@ -233,11 +233,11 @@ fn contacts_with_static_bodies_decouple() {
             StructuredRow::contact(-3.0).with_particle(2, [0.0, 0.6, 0.8]),
         ],
     };
-    let s = solve_structured(&p, &Options::default()).unwrap();
+    let s = block_pivot(&p, &Options::default()).unwrap();
     assert_eq!(s.outcome, Outcome::Solved);
     assert_eq!(s.z, vec![0.5, 0.0, 3.0 / 8.0]);
     assert_eq!(s.w, vec![0.0, 0.5, 0.0]);
-    let empty = solve_structured(&StructuredProblem::default(), &Options::default()).unwrap();
+    let empty = block_pivot(&StructuredProblem::default(), &Options::default()).unwrap();
     assert_eq!(empty.outcome, Outcome::Solved);
     assert!(empty.z.is_empty());
 }

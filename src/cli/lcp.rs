@@ -1,7 +1,7 @@
 //! `sphrigid lcp`: solve a linear complementarity problem from a JSON file, or write a sample.
 use crate::lcp::io::{self, ProblemFile};
 use crate::lcp::sample::{SampleSpec, liquid_on_boxes};
-use crate::lcp::{Options, Solution, dantzig, lemke, solve_structured};
+use crate::lcp::{Options, Solution, block_pivot, dantzig, lemke};
 use crate::{Error, Result};
 use std::path::PathBuf;
 
@@ -24,14 +24,15 @@ enum LcpCommand {
 /// Which solver to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 enum Method {
-    /// Structured files: the structured solver; dense: Lemke if standard, else Dantzig.
+    /// Structured files: block pivoting; dense: Lemke if standard, else Dantzig.
     Auto,
     /// Lemke's method (standard problems only).
     Lemke,
     /// Dantzig/Baraff boxed pivoting.
     Dantzig,
-    /// The structured Newton solver (structured files only).
-    Structured,
+    /// Block pivoting (structured files only); `structured` is its former name.
+    #[value(name = "block_pivot", alias = "structured")]
+    BlockPivot,
 }
 
 /// Arguments of `sphrigid lcp solve`.
@@ -98,12 +99,12 @@ fn solve(a: SolveArgs) -> Result<()> {
     };
     let file = a.file.display();
     let (method, sol) = match (&problem, a.method) {
-        (ProblemFile::Structured(s), Method::Auto | Method::Structured) => {
-            ("structured", solve_structured(s, &options)?)
+        (ProblemFile::Structured(s), Method::Auto | Method::BlockPivot) => {
+            ("block_pivot", block_pivot(s, &options)?)
         }
-        (ProblemFile::Dense(_), Method::Structured) => {
+        (ProblemFile::Dense(_), Method::BlockPivot) => {
             return Err(Error::Input(format!(
-                "{file}: --method structured needs a structured problem (key \"rows\")"
+                "{file}: --method block_pivot needs a structured problem (key \"rows\")"
             )));
         }
         (p, m) => {

@@ -1,4 +1,4 @@
-//! One coupling step (DESIGN.md steps 6-10): predicted body velocities, contacts, their
+//! One coupling step (docs/design.md, steps 6-10): predicted body velocities, contacts, their
 //! resolution (the exact LCP in the structured form `D + J W J^T`, or penalty springs),
 //! impulses on the liquid and the bodies, body poses, and a position-level correction of what
 //! still overlaps. The liquid may live on the CPU ([`Coupler::step`]) or on the GPU
@@ -354,7 +354,7 @@ impl Coupler {
             return Ok(Vec::new());
         }
         let sol = match self.solver {
-            LcpSolverChoice::Structured => lcp::solve_structured(&problem, &self.options),
+            LcpSolverChoice::Structured => lcp::block_pivot(&problem, &self.options),
             LcpSolverChoice::Dantzig => lcp::dantzig(&problem.to_dense(), &self.options),
             LcpSolverChoice::Lemke => lcp::lemke(&problem.to_dense(), &self.options),
         };

@@ -67,7 +67,7 @@ pub fn project(bodies: &mut [RigidBody], joints: &[Joint]) -> bool {
         if worst <= PROJECTION_TOLERANCE {
             break;
         }
-        let Ok(sol) = lcp::solve_structured(&prob, &lcp::Options::default()) else {
+        let Ok(sol) = lcp::block_pivot(&prob, &lcp::Options::default()) else {
             return false;
         };
         if !sol.is_solved() {

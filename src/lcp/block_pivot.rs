@@ -1,5 +1,5 @@
-//! The fast exact solver for the structured form: Newton (block principal pivoting) on the
-//! 6B body-velocity unknowns, with the Dantzig rows solved exactly inside every step.
+//! The block-pivoting solver, the fast exact solver for the structured form: block principal
+//! pivoting on the 6B body-velocity unknowns, with the Dantzig rows solved exactly inside every step.
 //!
 //! With `f = W J^T z`, a liquid row on a particle with no other row has
 //! `z_i = max(0, -v_i / D_ii)`, `v_i = J_i f + q_i`. Every other row ("exact rows": body/body,
@@ -23,13 +23,13 @@ use std::collections::HashSet;
 
 mod model;
 
-/// Above this many rows a failed Newton solve is not retried by dense pivoting.
+/// Above this many rows a failed block-pivoting solve is not retried by dense pivoting.
 const DENSE_FALLBACK_ROWS: usize = 3000;
 
-/// Solve a structured LCP exactly. Errors only on malformed problems.
-pub fn solve_structured(problem: &StructuredProblem, options: &Options) -> crate::Result<Solution> {
+/// Solve a structured LCP exactly by block pivoting. Errors only on malformed problems.
+pub fn block_pivot(problem: &StructuredProblem, options: &Options) -> crate::Result<Solution> {
     problem.validate().map_err(crate::Error::Input)?;
-    let mut sol = Newton::new(problem).solve(options);
+    let mut sol = BlockPivot::new(problem).solve(options);
     if sol.outcome != Outcome::Solved && problem.len() <= DENSE_FALLBACK_ROWS {
         // The guard of last resort: single-index pivoting on the densified problem.
         let dense = dantzig_guarded(&problem.to_dense(), options);
@@ -62,7 +62,7 @@ struct Liquid {
     two_body: std::ops::Range<usize>,
 }
 
-struct Newton<'a> {
+struct BlockPivot<'a> {
     p: &'a StructuredProblem,
     dim: usize,
     /// blockdiag(W_b^-1).
@@ -78,7 +78,7 @@ struct Newton<'a> {
     local_friction: Vec<Option<usize>>,
 }
 
-impl<'a> Newton<'a> {
+impl<'a> BlockPivot<'a> {
     fn new(p: &'a StructuredProblem) -> Self {
         let nb = p.body_inv_mass.len();
         let minv = p
@@ -203,7 +203,7 @@ impl<'a> Newton<'a> {
             .iter()
             .map(|&i| p.rows[i].friction.map(|j| pos[j]))
             .collect();
-        Newton {
+        BlockPivot {
             p,
             dim: 6 * nb,
             minv,
@@ -342,7 +342,7 @@ impl<'a> Newton<'a> {
         // The liquid active sets models were built on (kept only with friction).
         let mut visited: HashSet<Vec<bool>> = HashSet::new();
         let outcome = loop {
-            if iterations >= options.max_newton_iterations {
+            if iterations >= options.max_block_pivot_steps {
                 break Outcome::PivotLimit;
             }
             iterations += 1;

@@ -6,11 +6,8 @@ use super::lemke::w_scale;
 use super::matrix::{DenseMatrix, Lu};
 use super::options::Options;
 use super::problem::{DenseProblem, effective_bounds};
-use super::solution::{Outcome, Residuals, Solution};
+use super::solution::{Outcome, Residuals, SOLVED_RESIDUAL, Solution};
 use super::standard_form::lemke_boxed;
-
-/// The largest relative residual a Dantzig result may have and still be reported as solved.
-pub const SOLVED_RESIDUAL: f64 = 1e-9;
 
 /// Solve a boxed LCP (standard ones included) by Dantzig/Baraff pivoting. M should be
 /// symmetric positive semi-definite. On strongly rank-deficient M rounding can stall the

@@ -1,8 +1,9 @@
-//! Linear complementarity solvers: dense Lemke and Dantzig, and the structured contact form.
+//! Linear complementarity solvers: dense Lemke and Dantzig, and block pivoting on the
+//! structured contact form.
 //!
 //! The module knows nothing of particles: it takes a matrix (dense, or structured as
 //! `A = D + J W J^T`), a vector q and bounds, and returns a typed [`Solution`]. The coupling
-//! calls [`solve_structured`] each step; a failing step can be dumped with [`io::save`] and
+//! calls [`block_pivot`] each step; a failing step can be dumped with [`io::save`] and
 //! replayed with `sphrigid lcp solve`.
 pub mod block_pivot;
 mod boxed;
@@ -17,7 +18,7 @@ pub mod solution;
 pub(crate) mod standard_form;
 pub mod structured;
 
-pub use block_pivot::solve_structured;
+pub use block_pivot::block_pivot;
 pub use dantzig::dantzig;
 pub use lemke::lemke;
 pub use matrix::DenseMatrix;

@@ -19,8 +19,8 @@ pub struct Options {
     pub tie_break: TieBreak,
     /// Relative tolerance for pivots and ties (scaled by the data's norms).
     pub tolerance: f64,
-    /// Most Newton iterations of the structured solver.
-    pub max_newton_iterations: usize,
+    /// Most block-pivoting steps (each a change of active set).
+    pub max_block_pivot_steps: usize,
     /// Most fixed-point rounds for friction bounds that follow a normal row.
     pub max_friction_rounds: usize,
 }
@@ -31,7 +31,7 @@ impl Default for Options {
             pivot_limit: None,
             tie_break: TieBreak::Lexicographic,
             tolerance: 1e-12,
-            max_newton_iterations: 100,
+            max_block_pivot_steps: 100,
             max_friction_rounds: 200,
         }
     }

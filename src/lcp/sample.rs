@@ -2,6 +2,7 @@
 //! faces of rotated boxes, with optional body/body and body/wall contacts carrying friction.
 //! Used by tests, benchmarks and `sphrigid lcp sample`.
 use super::structured::{StructuredProblem, StructuredRow, body_inverse_mass};
+use crate::rng::XorShift;
 
 /// What to generate.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -18,21 +19,6 @@ pub struct SampleSpec {
     pub shared_particles: usize,
     /// Random seed.
     pub seed: u64,
-}
-
-/// A xorshift generator: deterministic and dependency-free.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn range(&mut self, a: f64, b: f64) -> f64 {
-        a + (b - a) * self.next()
-    }
 }
 
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
@@ -61,8 +47,8 @@ struct Box3 {
 impl Box3 {
     /// A random point on a face (top face twice as likely) in world offsets from the centre,
     /// and the outward world normal.
-    fn face_point(&self, rng: &mut Rng) -> ([f64; 3], [f64; 3]) {
-        let face = (rng.next() * 8.0) as usize;
+    fn face_point(&self, rng: &mut XorShift) -> ([f64; 3], [f64; 3]) {
+        let face = (rng.unit() * 8.0) as usize;
         let (axis, sign) = match face {
             0..=2 => (2, 1.0),
             3 => (0, 1.0),
@@ -86,7 +72,7 @@ impl Box3 {
 }
 
 /// A rotation from a random unit quaternion.
-fn random_rotation(rng: &mut Rng) -> [[f64; 3]; 3] {
+fn random_rotation(rng: &mut XorShift) -> [[f64; 3]; 3] {
     let mut q = [0.0; 4].map(|_: f64| rng.range(-1.0, 1.0));
     let len = q.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-9);
     q.iter_mut().for_each(|x| *x /= len);
@@ -113,7 +99,7 @@ fn random_rotation(rng: &mut Rng) -> [[f64; 3]; 3] {
 /// Liquid particles (spacing 2 cm, water) pressing on the faces of boxes of about a metre,
 /// incoming normal velocities mostly negative, plus rigid contacts as asked.
 pub fn liquid_on_boxes(spec: &SampleSpec) -> StructuredProblem {
-    let mut rng = Rng(spec.seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    let mut rng = XorShift::new(spec.seed);
     let nb = spec.bodies.max(1);
     let mut p = StructuredProblem::default();
     let mut boxes = Vec::new();
@@ -145,7 +131,7 @@ pub fn liquid_on_boxes(spec: &SampleSpec) -> StructuredProblem {
     for c in 0..spec.liquid_contacts {
         let b = c % nb;
         let (r, n) = boxes[b].face_point(&mut rng);
-        let vn = if rng.next() < 0.8 {
+        let vn = if rng.unit() < 0.8 {
             -rng.range(0.05, 1.0)
         } else {
             rng.range(0.0, 0.3)
@@ -180,12 +166,12 @@ pub fn liquid_on_boxes(spec: &SampleSpec) -> StructuredProblem {
         // A stack: body a rests on body a - 1, body 0 on the ground; normals point up.
         let a = c % nb;
         let n = [0.0, 0.0, 1.0];
-        let foot = |bx: &Box3, rng: &mut Rng, sign: f64| {
+        let foot = |bx: &Box3, rng: &mut XorShift, sign: f64| {
             let h = bx.half.iter().fold(f64::INFINITY, |m: f64, &x| m.min(x));
             [rng.range(-h, h), rng.range(-h, h), sign * h]
         };
         let ra = foot(&boxes[a], &mut rng, -1.0);
-        let vn = if rng.next() < 0.7 {
+        let vn = if rng.unit() < 0.7 {
             -rng.range(0.05, 1.0)
         } else {
             rng.range(0.0, 0.3)

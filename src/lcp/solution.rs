@@ -31,6 +31,9 @@ impl std::fmt::Display for Outcome {
     }
 }
 
+/// The largest relative residual a pivoting result may have and still be reported as solved.
+pub const SOLVED_RESIDUAL: f64 = 1e-9;
+
 /// Violations of the (boxed) complementarity conditions, computed from z and w after a solve.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Residuals {
@@ -113,7 +116,7 @@ pub struct Solution {
     pub w: Vec<f64>,
     /// Single-index pivots performed (Lemke, Dantzig, and Dantzig sub-solves).
     pub pivots: usize,
-    /// Outer iterations: Newton steps of the structured solver, friction rounds of Dantzig
+    /// Outer iterations: block-pivoting steps, friction rounds of Dantzig
     /// (at least 1); Lemke has none (0), so 0 from `dantzig` means it fell back to Lemke.
     pub iterations: usize,
     /// Residuals of z and w, computed after the solve.

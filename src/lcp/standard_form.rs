@@ -9,12 +9,11 @@
 //! row. Every solution of the standard LCP is a solution of the boxed one whose friction
 //! bounds are those of its own normals (Stewart and Trinkle's form of Coulomb friction), so no
 //! fixed point over the normals is needed; Lemke's lexicographic rule cannot cycle.
-use super::dantzig::SOLVED_RESIDUAL;
 use super::lemke::{lemke_standard, w_scale};
 use super::matrix::DenseMatrix;
 use super::options::Options;
 use super::problem::DenseProblem;
-use super::solution::{Outcome, Residuals, Solution};
+use super::solution::{Outcome, Residuals, SOLVED_RESIDUAL, Solution};
 
 /// One variable of the standard form: a problem row and the sign it enters with.
 #[derive(Debug, Clone, Copy)]

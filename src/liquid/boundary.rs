@@ -309,13 +309,8 @@ mod tests {
         use crate::liquid::particles::Particles;
         // A pseudo-random cloud of liquid particles and of body particles, some of these far
         // outside the liquid's grid (clamped into its border cells).
-        let mut seed = 0x2545_f491u32;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 17;
-            seed ^= seed << 5;
-            seed as f32 / u32::MAX as f32
-        };
+        let mut rng = crate::rng::XorShift::new(0x2545_f491);
+        let mut next = move || rng.unit() as f32;
         let h = 0.02;
         let mut p = Particles::default();
         for _ in 0..2000 {

@@ -1,5 +1,5 @@
-//! One liquid step in the order of DESIGN.md: gravity, viscosity, prediction, relaxation,
-//! walls, velocity update.
+//! One liquid step in the order of docs/design.md (steps 1-5): gravity, viscosity,
+//! prediction, relaxation, walls, velocity update.
 use super::boundary::{self, BoundaryGrid, BoundaryParticles, WallKernel};
 use super::grid::Grid;
 use super::neighbours::NeighbourLists;

@@ -88,15 +88,18 @@ pub fn run_scene_without_leaks(
     sim
 }
 
-/// A small deterministic generator (xorshift64*), uniform in [0, 1).
-pub struct Rng(pub u64);
+/// The project's generator drawn in f32 for particle positions and velocities.
+pub struct Rng(pub sphrigid::rng::XorShift);
 
 impl Rng {
+    /// A generator for `seed`.
+    pub fn new(seed: u64) -> Rng {
+        Rng(sphrigid::rng::XorShift::new(seed))
+    }
+
+    /// Uniform in [0, 1).
     pub fn next(&mut self) -> f32 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        ((self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 40) as f32) / (1u64 << 24) as f32
+        self.0.unit() as f32
     }
 
     /// Uniform in [-a, a).

@@ -1,4 +1,4 @@
-//! The Newton model of one active set and its maximiser.
+//! The block-pivoting model of one active set (a proximal Newton model) and its maximiser.
 //!
 //! `H = W^-1 + J_A^T D_A^-1 J_A` couples two bodies only through an active liquid row on
 //! both, so it is block diagonal over the groups of bodies such rows join (one body a group
@@ -6,7 +6,7 @@
 //! row touches at most two groups, so `Y = H^-1 J_R^T` is kept by group, and the Schur
 //! complement `S = D_RR + J_R Y` has an entry only where two rows share a particle or a group:
 //! each costs 6 or 12 products, and S is exactly symmetric by construction.
-use super::Newton;
+use super::BlockPivot;
 use crate::lcp::boxed::{MatrixFacts, boxed_solve};
 use crate::lcp::dantzig::{Warm, dantzig_warm, guarded_options};
 use crate::lcp::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
@@ -23,7 +23,7 @@ struct GroupColumns {
     y: Vec<f64>,
 }
 
-/// A Newton model: the active set it was built for, f0, `Y = H^-1 J_R^T` by group, and the
+/// A block-pivoting model: the active set it was built for, f0, `Y = H^-1 J_R^T` by group, and the
 /// exact rows' problem (S, q_eff, their own bounds and friction coupling).
 pub(super) struct Model {
     pub(super) active: Vec<bool>,
@@ -35,7 +35,7 @@ pub(super) struct Model {
 
 /// The groups of bodies that active liquid rows on two bodies join (union-find); the group of
 /// each body and the bodies of each group.
-fn body_groups(nt: &Newton, v: &[f64]) -> (Vec<usize>, Vec<Vec<usize>>) {
+fn body_groups(nt: &BlockPivot, v: &[f64]) -> (Vec<usize>, Vec<Vec<usize>>) {
     let nbod = nt.minv.len();
     let mut parent: Vec<usize> = (0..nbod).collect();
     fn root(parent: &mut [usize], mut b: usize) -> usize {
@@ -68,8 +68,8 @@ fn body_groups(nt: &Newton, v: &[f64]) -> (Vec<usize>, Vec<Vec<usize>>) {
     (group, bodies)
 }
 
-impl Newton<'_> {
-    /// The Newton model for the active set of `v` (rows with v < 0): H factored by group,
+impl BlockPivot<'_> {
+    /// The model for the active set of `v` (rows with v < 0): H factored by group,
     /// `f0 = -H^-1 J_A^T D_A^-1 q_A`, and the exact rows' Schur complement.
     pub(super) fn build_model(&self, v: &[f64]) -> Result<Model, Outcome> {
         let nbod = self.minv.len();

@@ -103,16 +103,12 @@ mod tests {
     use super::super::{MatrixFacts, State, boxed_solve};
     use crate::lcp::matrix::DenseMatrix;
     use crate::lcp::solution::Outcome;
+    use crate::rng::XorShift;
 
     /// A deterministic stream in [-1, 1).
     fn stream(seed: u64) -> impl FnMut() -> f64 {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        move || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 11) as f64 / (1u64 << 52) as f64 - 1.0
-        }
+        let mut r = XorShift::new(seed);
+        move || r.sym()
     }
 
     /// `B B^T + shift I`, B n x rank.
