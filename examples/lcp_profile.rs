@@ -32,7 +32,7 @@ fn main() {
     }
     let s = last.expect("at least one solve");
     println!(
-        "{} rows: {}, {} Newton iterations, {} pivots, residual {:.1e}; best of {repeats}: {:.3} ms",
+        "{} rows: {}, {} block pivots, {} single pivots, residual {:.1e}; best of {repeats}: {:.3} ms",
         p.len(),
         s.outcome,
         s.iterations,

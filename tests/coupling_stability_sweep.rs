@@ -1,10 +1,10 @@
 //! Stability across parameters, the method's claim: the toppling-block scene swept over the
 //! liquid's viscosity, the block's restitution and three time steps. With the LCP coupling
 //! every run finishes without NaN, leak (a liquid centre deeper than 0.1 spacing inside the
-//! block at a frame) or energy blow-up (mechanical energy above its start by 5%). The same
-//! sweep with the penalty coupling is run and its failures counted and printed, not asserted:
-//! `cargo test --release --test coupling_stability_sweep -- --nocapture` prints the table that
-//! the README shows.
+//! block at a frame) or energy blow-up (mechanical energy above its start by 5%), and so does
+//! every run of the same sweep with the penalty coupling.
+//! `cargo test --test coupling_stability_sweep -- --include-ignored --nocapture` prints the
+//! table that the README shows.
 use glam::DVec3;
 use sphrigid::backend::Backend;
 use sphrigid::coupling::leak::LeakCheck;
@@ -133,6 +133,7 @@ fn sweep(method: &str) -> Vec<(f64, f64, u32, Failure)> {
 }
 
 #[test]
+#[ignore = "validation tier: cargo test -- --include-ignored"]
 fn the_lcp_coupling_is_stable_across_viscosity_restitution_and_time_step() {
     let failures = sweep("lcp");
     assert!(
@@ -143,22 +144,20 @@ fn the_lcp_coupling_is_stable_across_viscosity_restitution_and_time_step() {
 }
 
 #[test]
-fn the_penalty_coupling_is_swept_and_its_failures_counted() {
+#[ignore = "validation tier: cargo test -- --include-ignored"]
+fn the_penalty_coupling_is_stable_across_viscosity_restitution_and_time_step() {
+    // The same 27 runs and the same three checks as the LCP: the README's comparison table
+    // holds only while every penalty run stays clean too.
     let failures = sweep("penalty");
-    eprintln!("penalty coupling: {} of 27 runs failed", failures.len());
-    // The comparison means something only if the penalty coupling works where it should:
-    // water at the CFL step.
-    let benign: Vec<_> = failures
-        .iter()
-        .filter(|(sigma, _, n, _)| *sigma == SIGMAS[0] && *n == SUBSTEPS[1])
-        .collect();
     assert!(
-        benign.is_empty(),
-        "the penalty coupling fails even for water at the CFL step: {benign:?}"
+        failures.is_empty(),
+        "{} of 27 runs failed with the penalty coupling: {failures:?}",
+        failures.len()
     );
 }
 
 #[test]
+#[ignore = "validation tier: cargo test -- --include-ignored"]
 fn elastic_liquid_on_an_elastic_block_never_gains_energy() {
     // With the liquid's restitution 1 too, Newton's restitution on the many simultaneous
     // contacts of the surge striking the block would add energy; those steps are solved

@@ -108,7 +108,7 @@ fn surge_front_matches_martin_moyce_at_24_particles_across() {
 }
 
 #[test]
-#[ignore = "convergence study: cargo test --test liquid_martin_moyce -- --ignored --nocapture"]
+#[ignore = "validation tier (the convergence study): cargo test -- --include-ignored"]
 fn surge_front_at_32_and_40_particles_across() {
     check(32);
     check(40);

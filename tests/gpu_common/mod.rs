@@ -1,15 +1,28 @@
-//! Helpers for the GPU tests: a device when there is any adapter (lavapipe counts), else a
-//! printed reason and `None`, so the tests skip only where no adapter exists at all.
+//! Helpers for the GPU tests: a device when there is any adapter (lavapipe counts). Where no
+//! adapter exists at all the tests skip, saying why, except in CI (`CI` or
+//! `SPHRIGID_REQUIRE_GPU` set, as `.ci/run` does), where a missing adapter fails them.
 #![allow(dead_code)]
 use sphrigid::gpu::context::{AdapterKind, GpuContext};
 
-/// A device on the best adapter, or `None` (with the reason printed) when there is none.
+/// Whether a missing adapter fails the GPU tests: in CI, or wherever `SPHRIGID_REQUIRE_GPU` is
+/// set, so that they cannot pass untested if lavapipe fails to install.
+pub fn adapter_required() -> bool {
+    let set = |k: &str| std::env::var(k).is_ok_and(|v| !v.is_empty() && v != "0" && v != "false");
+    set("CI") || set("SPHRIGID_REQUIRE_GPU")
+}
+
+/// A device on the best adapter, or `None` (with the reason printed) when there is none and
+/// none is required (see [`adapter_required`]).
 pub fn context() -> Option<GpuContext> {
     match GpuContext::new(AdapterKind::Any) {
         Ok(Some(c)) => {
             eprintln!("GPU test on {}", sphrigid::gpu::context::describe(&c.info));
             Some(c)
         }
+        Ok(None) if adapter_required() => panic!(
+            "no GPU adapter, and CI or SPHRIGID_REQUIRE_GPU requires one: install \
+             mesa-vulkan-drivers and libvulkan1 (lavapipe), as .ci/run does"
+        ),
         Ok(None) => {
             eprintln!(
                 "SKIPPED: no GPU adapter at all on this machine (no Vulkan/Metal/DX12 driver; \
