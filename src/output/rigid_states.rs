@@ -1,5 +1,10 @@
-//! `OUT/rigid_states.csv`: one row per body and frame with its pose and velocities.
-use super::body::RigidBody;
+//! `OUT/rigid_states.csv`: one row per body and frame with its pose and velocities, rewritten
+//! atomically after every frame; written by [`StatesWriter`], read back by [`read`].
+use super::run_dir::RunDir;
+use super::{csv, write_atomic};
+use crate::Result;
+use crate::rigid::RigidBody;
+use std::path::PathBuf;
 
 /// The header line (without newline).
 pub const HEADER: &str = "frame,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
@@ -48,31 +53,52 @@ pub struct StateRow {
 }
 
 /// Parse the file's text (header checked); rows that do not parse are an error naming the line.
-pub fn parse(text: &str) -> Result<Vec<StateRow>, String> {
-    let mut lines = text.lines();
-    if lines.next() != Some(HEADER) {
-        return Err(format!("first line is not the header '{HEADER}'"));
+pub fn parse(text: &str) -> std::result::Result<Vec<StateRow>, String> {
+    csv::parse(text, HEADER, parse_row)
+}
+
+/// Read the run's `rigid_states.csv`; a run without bodies (no file) has no rows.
+pub fn read(run: &RunDir) -> Result<Vec<StateRow>> {
+    csv::read(&run.rigid_states(), HEADER, parse_row)
+}
+
+fn parse_row(cols: &[&str]) -> Option<StateRow> {
+    let mut values = [0.0; 13];
+    for (v, c) in values.iter_mut().zip(&cols[3..]) {
+        *v = c.parse().ok()?;
     }
-    lines
-        .enumerate()
-        .map(|(i, line)| {
-            let bad = || format!("line {}: cannot parse '{line}'", i + 2);
-            let cols: Vec<&str> = line.split(',').collect();
-            if cols.len() != 16 {
-                return Err(bad());
-            }
-            let mut values = [0.0; 13];
-            for (v, c) in values.iter_mut().zip(&cols[3..]) {
-                *v = c.parse().map_err(|_| bad())?;
-            }
-            Ok(StateRow {
-                frame: cols[0].parse().map_err(|_| bad())?,
-                time: cols[1].parse().map_err(|_| bad())?,
-                body: cols[2].to_string(),
-                values,
-            })
-        })
-        .collect()
+    Some(StateRow {
+        frame: cols[0].parse().ok()?,
+        time: cols[1].parse().ok()?,
+        body: cols[2].to_string(),
+        values,
+    })
+}
+
+/// Keeps `rigid_states.csv` current: every frame adds its bodies' rows and rewrites the file.
+#[derive(Debug)]
+pub struct StatesWriter {
+    path: PathBuf,
+    csv: String,
+}
+
+impl StatesWriter {
+    /// A writer for the run's `rigid_states.csv` (written with the first frame).
+    pub fn new(run: &RunDir) -> StatesWriter {
+        StatesWriter {
+            path: run.rigid_states(),
+            csv: format!("{HEADER}\n"),
+        }
+    }
+
+    /// Add every body's row for frame `index` and rewrite the file.
+    pub fn write_frame(&mut self, bodies: &[RigidBody], index: u32, time: f64) -> Result<()> {
+        for b in bodies {
+            self.csv.push_str(&row(index, time, b));
+            self.csv.push('\n');
+        }
+        write_atomic(&self.path, self.csv.as_bytes())
+    }
 }
 
 #[cfg(test)]
