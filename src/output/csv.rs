@@ -29,11 +29,7 @@ pub fn parse<T>(
 }
 
 /// Read and parse the table at `path` like [`parse`]; an absent file reads as no rows.
-pub fn read<T>(
-    path: &Path,
-    header: &str,
-    row: impl Fn(&[&str]) -> Option<T>,
-) -> Result<Vec<T>> {
+pub fn read<T>(path: &Path, header: &str, row: impl Fn(&[&str]) -> Option<T>) -> Result<Vec<T>> {
     if !path.exists() {
         return Ok(Vec::new());
     }

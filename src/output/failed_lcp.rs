@@ -17,3 +17,24 @@ pub fn write(run: &RunDir, step: u64, problem: StructuredProblem) -> Result<Path
 pub fn read(run: &RunDir, step: u64) -> Result<ProblemFile> {
     io::load(&run.failed_lcp(step))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_written_problem_reads_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path());
+        let problem = StructuredProblem {
+            particle_inv_mass: vec![2.0],
+            ..Default::default()
+        };
+        let path = write(&run, 17, problem.clone()).unwrap();
+        assert_eq!(path, tmp.path().join("failed_lcp_17.json"));
+        match read(&run, 17).unwrap() {
+            ProblemFile::Structured(p) => assert_eq!(p, problem),
+            ProblemFile::Dense(_) => panic!("read back as dense"),
+        }
+    }
+}

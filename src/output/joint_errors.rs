@@ -143,4 +143,29 @@ mod tests {
         assert!(parse("frame\n").is_err());
         assert!(parse(&format!("{HEADER}\n1,2,3\n")).is_err());
     }
+
+    #[test]
+    fn writer_output_reads_back_through_the_run_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path());
+        assert!(read(&run).unwrap().is_empty());
+        let j = Joint {
+            name: "pin".into(),
+            kind: JointKind::Ball,
+            ends: [None, None],
+            anchors: [DVec3::ZERO, DVec3::new(0.0, 2e-6, 0.0)],
+            axes: [DVec3::Z, DVec3::Z],
+            reference: DQuat::IDENTITY,
+            stabilization: 1.0,
+        };
+        let joints = [j];
+        let mut peaks = ErrorPeaks::default();
+        peaks.observe(&joints, &[]);
+        let mut w = JointErrorWriter::new(&run);
+        w.write_frame(&joints, &[], &mut peaks, 3, 0.25).unwrap();
+        let rows = read(&run).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].frame, rows[0].joint.as_str()), (3, "pin"));
+        assert_eq!(rows[0].max_separation, 2e-6);
+    }
 }

@@ -166,7 +166,11 @@ pub fn read(run: &RunDir) -> Result<ManifestRead> {
             index: f.index,
             time: f.time,
             fluid: run.join(&f.fluid),
-            rigid: f.rigid.into_iter().map(|(k, v)| (k, run.join(&v))).collect(),
+            rigid: f
+                .rigid
+                .into_iter()
+                .map(|(k, v)| (k, run.join(&v)))
+                .collect(),
         })
         .collect();
     Ok(ManifestRead {

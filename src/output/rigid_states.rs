@@ -128,4 +128,24 @@ mod tests {
         );
         assert!(parse("frame,time\n").is_err());
     }
+
+    #[test]
+    fn writer_output_reads_back_through_the_run_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path());
+        assert!(read(&run).unwrap().is_empty());
+        let shape = Shape::Primitive(Primitive::Sphere { radius: 0.5 });
+        let b = RigidBody::new("ball", &shape, 1000.0, 0.1).unwrap();
+        let mut w = StatesWriter::new(&run);
+        w.write_frame(std::slice::from_ref(&b), 0, 0.0).unwrap();
+        w.write_frame(std::slice::from_ref(&b), 1, 0.5).unwrap();
+        let rows = read(&run).unwrap();
+        assert_eq!(rows.iter().map(|r| r.frame).collect::<Vec<_>>(), [0, 1]);
+        std::fs::write(run.rigid_states(), "frame\n").unwrap();
+        let e = read(&run).unwrap_err().to_string();
+        assert!(
+            e.contains("rigid_states.csv: first line is not the header"),
+            "{e}"
+        );
+    }
 }

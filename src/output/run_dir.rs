@@ -127,7 +127,10 @@ mod tests {
     fn names_are_the_run_layout() {
         let run = RunDir::new(Path::new("out"));
         assert_eq!(run.fluid_frame(7), Path::new("out/fluid/fluid_00007.ply"));
-        assert_eq!(run.body_frame("lid", 12), Path::new("out/rigid/lid_00012.ply"));
+        assert_eq!(
+            run.body_frame("lid", 12),
+            Path::new("out/rigid/lid_00012.ply")
+        );
         assert_eq!(run.failed_lcp(42), Path::new("out/failed_lcp_42.json"));
         assert_eq!(run.manifest(), Path::new("out/manifest.json"));
         assert_eq!(run.rigid_states(), Path::new("out/rigid_states.csv"));

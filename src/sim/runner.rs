@@ -2,8 +2,8 @@
 use super::Simulation;
 use crate::backend::Backend;
 use crate::output::{
-    FallbackEntry, FrameWriter, JointErrorWriter, Manifest, RigidFrameWriter, RunDir,
-    StatesWriter, failed_lcp,
+    FallbackEntry, FrameWriter, JointErrorWriter, Manifest, RigidFrameWriter, RunDir, StatesWriter,
+    failed_lcp,
 };
 use crate::scene::LoadedScene;
 use crate::{Error, Result};
@@ -125,7 +125,10 @@ pub fn run(
     let mut rigid = if sim.bodies.is_empty() {
         None
     } else {
-        Some((RigidFrameWriter::new(&run_dir)?, StatesWriter::new(&run_dir)))
+        Some((
+            RigidFrameWriter::new(&run_dir)?,
+            StatesWriter::new(&run_dir),
+        ))
     };
     let mut joint_errors = (!sim.joints().is_empty()).then(|| JointErrorWriter::new(&run_dir));
     let mut write = |writer: &mut FrameWriter, sim: &mut Simulation, frame: u32, time: f64| {
