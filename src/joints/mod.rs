@@ -2,7 +2,8 @@
 //! two bodies or a body and the static world. Their rows enter the coupling's boxed LCP beside
 //! the contacts (free rows for what a joint holds, unilateral rows for limits), aimed at the
 //! position error a trial step would leave; a post-projection takes out what the step still
-//! leaves. Their errors (now and peak per frame) are what output/joint_errors.rs writes.
+//! leaves. [`ErrorPeaks`] keeps each joint's largest error between frames for
+//! `joint_errors.csv` (written by output/joint_errors.rs).
 pub mod joint;
 pub mod projection;
 pub mod rows;
