@@ -1,7 +1,7 @@
 //! The same scene gives byte-identical frames, run twice and on any number of threads.
 mod common;
 use sphrigid::backend::Backend;
-use sphrigid::output::frames::encode_fluid;
+use sphrigid::output::fluid_frames::encode_fluid;
 use sphrigid::sim::Simulation;
 
 const SCENE: &str = r#"

@@ -95,7 +95,7 @@ fn decode(path: &Path) -> Image {
 /// The rigid_states.csv row of the block at `frame`: x, y.
 fn block_centre(run: &Path, frame: u32) -> [f64; 2] {
     let text = std::fs::read_to_string(run.join("rigid_states.csv")).unwrap();
-    let rows = sphrigid::rigid::states_csv::parse(&text).unwrap();
+    let rows = sphrigid::output::rigid_states::parse(&text).unwrap();
     let r = rows.iter().find(|r| r.frame == frame).unwrap();
     [r.values[0], r.values[1]]
 }

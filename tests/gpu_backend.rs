@@ -327,7 +327,7 @@ fn timing_modes_time_every_phase_and_change_no_result() {
         return;
     }
     use sphrigid::gpu::Timing;
-    use sphrigid::output::frames::encode_fluid;
+    use sphrigid::output::fluid_frames::encode_fluid;
     use sphrigid::timing::Phase;
     let scene = common::scene(DAM);
     let mut frames = Vec::new();

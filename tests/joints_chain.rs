@@ -3,7 +3,7 @@
 //! drift correction turned off they drift apart; a run writes every joint's error per frame.
 use sphrigid::backend::Backend;
 use sphrigid::joints::Pose;
-use sphrigid::joints::errors_csv;
+use sphrigid::output::joint_errors;
 use sphrigid::sim::Simulation;
 use std::path::{Path, PathBuf};
 
@@ -95,7 +95,7 @@ fn a_run_writes_every_joint_error_per_frame() {
     ]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let text = std::fs::read_to_string(out.join("joint_errors.csv")).unwrap();
-    let rows = errors_csv::parse(&text).unwrap();
+    let rows = joint_errors::parse(&text).unwrap();
     assert_eq!(rows.len(), 11 * 6, "six joints at frames 0..=10");
     let names = ["hook", "ball01", "ball12", "ball23", "ball34", "ball45"];
     for (i, r) in rows.iter().enumerate() {
@@ -109,7 +109,7 @@ fn a_run_writes_every_joint_error_per_frame() {
     }
     // The chain moved: the last link is not where it started.
     let states = std::fs::read_to_string(out.join("rigid_states.csv")).unwrap();
-    let s = sphrigid::rigid::states_csv::parse(&states).unwrap();
+    let s = sphrigid::output::rigid_states::parse(&states).unwrap();
     let last: Vec<_> = s.iter().filter(|r| r.body == "link5").collect();
     let moved = (0..3)
         .map(|k| (last[10].values[k] - last[0].values[k]).powi(2))

@@ -1,7 +1,7 @@
 //! What a run writes: frames an independent PLY reader reads back as the same particles, and a
 //! manifest that lists every frame.
 mod common;
-use sphrigid::output::frames::encode_fluid;
+use sphrigid::output::fluid_frames::encode_fluid;
 use sphrigid::sim::Simulation;
 
 const SCENE: &str = r#"

@@ -1,9 +1,9 @@
 //! Bodies in scenes and runs: `[[body]]` keys, stepping with gravity, `OUT/rigid/*.ply`,
 //! `OUT/rigid_states.csv`, and the wrench scene's flip.
 use glam::{DQuat, DVec3};
+use sphrigid::output::rigid_states::{self, StateRow};
 use sphrigid::rigid::free_rotation::jacobi_motion;
 use sphrigid::rigid::mesh::read_obj;
-use sphrigid::rigid::states_csv::{self, StateRow};
 use sphrigid::sim::Simulation;
 use std::path::{Path, PathBuf};
 
@@ -33,7 +33,7 @@ fn run_scene(scene: &Path, out: &Path, extra: &[&str]) {
 
 fn rows_of(out: &Path, body: &str) -> Vec<StateRow> {
     let text = std::fs::read_to_string(out.join("rigid_states.csv")).unwrap();
-    states_csv::parse(&text)
+    rigid_states::parse(&text)
         .unwrap()
         .into_iter()
         .filter(|r| r.body == body)

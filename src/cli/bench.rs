@@ -1,7 +1,7 @@
 //! `sphrigid bench`: time the step of a scene, phase by phase.
 use crate::backend::Backend;
 use crate::gpu::Timing;
-use crate::output::frames::encode_fluid;
+use crate::output::fluid_frames::encode_fluid;
 use crate::output::write_atomic;
 use crate::sim::Simulation;
 use crate::timing::{Phase, PhaseTimes};

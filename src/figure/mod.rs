@@ -10,6 +10,8 @@ pub mod png_file;
 pub mod run_data;
 pub mod strip;
 
+use crate::output::fluid_frames::read_fluid;
+use crate::output::rigid_frames::read_body;
 use crate::output::write_atomic;
 use crate::{Error, Result};
 use rayon::prelude::*;
@@ -75,13 +77,13 @@ pub fn make(opts: &FigureOptions) -> Result<Vec<Written>> {
         (Some(b), None) => {
             return Err(Error::input(format!(
                 "--body {b}: the run in {} has no bodies; fix: leave out --body",
-                run.dir.display()
+                run.dir.path().display()
             )));
         }
         (Some(b), Some(_)) => {
             return Err(Error::input(format!(
                 "--body {b}: the run in {} has no body of that name; fix: use one of: {}",
-                run.dir.display(),
+                run.dir.path().display(),
                 bodies.join(", ")
             )));
         }
@@ -97,13 +99,13 @@ pub fn make(opts: &FigureOptions) -> Result<Vec<Written>> {
             let f = run
                 .frame(i)
                 .expect("the frame list was checked against the run");
-            let fluid = run_data::read_fluid(&f.fluid)?;
+            let fluid = read_fluid(&f.fluid)?;
             let bodies = f
                 .rigid
                 .iter()
                 .map(|(name, path)| {
                     let k = bodies.iter().position(|b| b == name).unwrap_or(0);
-                    Ok((k, run_data::read_body(path)?))
+                    Ok((k, read_body(path)?))
                 })
                 .collect::<Result<Vec<_>>>()?;
             Ok(PanelFrame {
@@ -160,7 +162,7 @@ fn body_figures(run: &RunData, name: &str, out: &Path) -> Result<Vec<Written>> {
     if samples.is_empty() {
         return Err(Error::input(format!(
             "{}: no rows for body {name}; fix: rerun the scene to rewrite rigid_states.csv",
-            run.dir.join("rigid_states.csv").display()
+            run.dir.rigid_states().display()
         )));
     }
     let mut written = Vec::new();

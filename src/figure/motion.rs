@@ -1,5 +1,5 @@
 //! A body's motion over a run: tilt from vertical and centre of mass, from `rigid_states.csv`.
-use crate::rigid::states_csv::StateRow;
+use crate::output::rigid_states::StateRow;
 use glam::{DQuat, DVec3};
 use std::fmt::Write;
 

@@ -4,7 +4,8 @@
 use super::canvas::{BLACK, Canvas, Rgb, WHITE};
 use super::colormap::viridis;
 use super::plot::{nice_ticks, tick_label};
-use super::run_data::{BodyMesh, FluidFrame};
+use crate::output::fluid_frames::FluidFrame;
+use crate::output::rigid_frames::BodyMesh;
 
 /// Largest width of a panel's drawing area, px.
 pub const MAX_PLOT_W: f64 = 420.0;

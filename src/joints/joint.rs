@@ -84,6 +84,28 @@ impl JointError {
     }
 }
 
+/// The largest error of every joint over the steps since the last [`ErrorPeaks::take`].
+#[derive(Debug, Clone, Default)]
+pub struct ErrorPeaks {
+    peaks: Vec<JointError>,
+}
+
+impl ErrorPeaks {
+    /// Fold the joints' errors now into the peaks.
+    pub fn observe(&mut self, joints: &[Joint], bodies: &[RigidBody]) {
+        self.peaks.resize(joints.len(), JointError::default());
+        let poses = Pose::of_all(bodies);
+        for (p, j) in self.peaks.iter_mut().zip(joints) {
+            *p = p.peak(j.error(&poses));
+        }
+    }
+
+    /// The peaks so far (one per joint observed), and start over.
+    pub fn take(&mut self) -> Vec<JointError> {
+        std::mem::take(&mut self.peaks)
+    }
+}
+
 /// The twist angle of the rotation `d` about the unit axis `u`, in (-pi, pi].
 pub fn twist_angle(d: DQuat, u: DVec3) -> f64 {
     let d = if d.w < 0.0 { -d } else { d };

@@ -2,15 +2,14 @@
 //! two bodies or a body and the static world. Their rows enter the coupling's boxed LCP beside
 //! the contacts (free rows for what a joint holds, unilateral rows for limits), aimed at the
 //! position error a trial step would leave; a post-projection takes out what the step still
-//! leaves. Their errors are written per frame to `joint_errors.csv`.
-pub mod errors_csv;
+//! leaves. [`ErrorPeaks`] keeps each joint's largest error between frames for
+//! `joint_errors.csv` (written by output/joint_errors.rs).
 pub mod joint;
 pub mod projection;
 pub mod rows;
 pub mod spec;
 
-pub use errors_csv::{ErrorPeaks, JointErrorWriter};
-pub use joint::{Joint, JointError, JointKind, Pose};
+pub use joint::{ErrorPeaks, Joint, JointError, JointKind, Pose};
 pub use projection::project;
 pub use rows::append_rows;
 pub use spec::{JointSpec, JointType, build_joints};

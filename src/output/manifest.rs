@@ -1,6 +1,11 @@
-//! `OUT/manifest.json`: what a run wrote, rewritten after every frame.
-use serde::Serialize;
+//! `OUT/manifest.json`: what a run wrote, rewritten after every frame ([`Manifest::write`]),
+//! and the part of it that readers of a run need ([`read`]).
+use super::run_dir::{RunDir, not_a_run};
+use super::write_atomic;
+use crate::Result;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 /// One written frame.
 #[derive(Debug, Clone, Serialize)]
@@ -94,4 +99,83 @@ impl Manifest {
             density: "kg/m^3",
         }
     }
+
+    /// Write the manifest into the run directory (through a temporary file and a rename).
+    pub fn write(&self, run: &RunDir) -> Result<()> {
+        let json = serde_json::to_vec_pretty(self).expect("the manifest serialises");
+        write_atomic(&run.manifest(), &json)
+    }
+}
+
+/// One frame listed in the manifest, its paths made absolute.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FrameRef {
+    /// Frame index.
+    pub index: u32,
+    /// Simulated time, s.
+    pub time: f64,
+    /// The fluid PLY.
+    pub fluid: PathBuf,
+    /// Body meshes of the frame by body name.
+    pub rigid: BTreeMap<String, PathBuf>,
+}
+
+/// A finished run's manifest as read back: what readers of the run use of it.
+#[derive(Debug, Clone)]
+pub struct ManifestRead {
+    /// Liquid particle radius, m.
+    pub particle_radius: f64,
+    /// The scene as run (null when the manifest has none).
+    pub scene: serde_json::Value,
+    /// The frames listed, in order (at least one).
+    pub frames: Vec<FrameRef>,
+}
+
+#[derive(Deserialize)]
+struct ManifestIn {
+    particle_radius: f64,
+    #[serde(default)]
+    scene: serde_json::Value,
+    frames: Vec<FrameIn>,
+}
+
+#[derive(Deserialize)]
+struct FrameIn {
+    index: u32,
+    time: f64,
+    fluid: String,
+    #[serde(default)]
+    rigid: BTreeMap<String, String>,
+}
+
+/// Read the manifest of the run in `run`; a missing, unparsable or frameless manifest is an
+/// input error naming the file.
+pub fn read(run: &RunDir) -> Result<ManifestRead> {
+    let manifest_path = run.manifest();
+    let text = std::fs::read_to_string(&manifest_path)
+        .map_err(|e| not_a_run(&manifest_path, &format!("cannot read the manifest ({e})")))?;
+    let m: ManifestIn = serde_json::from_str(&text)
+        .map_err(|e| not_a_run(&manifest_path, &format!("not a sphrigid manifest ({e})")))?;
+    if m.frames.is_empty() {
+        return Err(not_a_run(&manifest_path, "the manifest lists no frames"));
+    }
+    let frames = m
+        .frames
+        .into_iter()
+        .map(|f| FrameRef {
+            index: f.index,
+            time: f.time,
+            fluid: run.join(&f.fluid),
+            rigid: f
+                .rigid
+                .into_iter()
+                .map(|(k, v)| (k, run.join(&v)))
+                .collect(),
+        })
+        .collect();
+    Ok(ManifestRead {
+        particle_radius: m.particle_radius,
+        scene: m.scene,
+        frames,
+    })
 }

@@ -1,9 +1,23 @@
-//! Run outputs: PLY frames, the manifest, all written atomically.
-pub mod atomic;
-pub mod frames;
+//! The run directory: every file a run writes, each kind in its own module that writes it and
+//! reads it back. [`RunDir`] knows where each file lies; everything is written atomically
+//! (temporary file and rename, [`write`]). Sits below the simulation (sim/runner.rs drives the
+//! writers; figure/ and the commands read runs through the readers) and above the physics
+//! data it serialises (liquid, rigid, joints, lcp); nothing in the physics imports it.
+pub mod csv;
+pub mod failed_lcp;
+pub mod fluid_frames;
+pub mod joint_errors;
 pub mod manifest;
 pub mod ply;
+pub mod rigid_frames;
+pub mod rigid_states;
+pub mod run_dir;
+pub mod write;
 
-pub use atomic::{create_dir, write_atomic};
-pub use frames::FrameWriter;
+pub use fluid_frames::FrameWriter;
+pub use joint_errors::JointErrorWriter;
 pub use manifest::{FallbackEntry, FrameEntry, Manifest};
+pub use rigid_frames::RigidFrameWriter;
+pub use rigid_states::StatesWriter;
+pub use run_dir::RunDir;
+pub use write::{create_dir, write_atomic};

@@ -1,7 +1,6 @@
 //! Rigid bodies as clumps of sphere particles: mass properties, sampling, motion.
 pub mod body;
 pub mod clump;
-pub mod frames;
 pub mod free_rotation;
 pub mod integrators;
 pub mod mass_properties;
@@ -12,7 +11,6 @@ pub mod sampling;
 pub mod shape;
 pub mod spec;
 pub mod state;
-pub mod states_csv;
 
 pub use body::RigidBody;
 pub use clump::Clump;

@@ -1,9 +1,10 @@
 //! Running a scene to the end: set up, step, write every frame, report progress.
 use super::Simulation;
 use crate::backend::Backend;
-use crate::joints::JointErrorWriter;
-use crate::output::{FallbackEntry, FrameWriter, Manifest};
-use crate::rigid::frames::RigidWriter;
+use crate::output::{
+    FallbackEntry, FrameWriter, JointErrorWriter, Manifest, RigidFrameWriter, RunDir, StatesWriter,
+    failed_lcp,
+};
 use crate::scene::LoadedScene;
 use crate::{Error, Result};
 use std::path::PathBuf;
@@ -87,13 +88,9 @@ fn record_fallbacks(
     log: &mut dyn FnMut(&str),
 ) -> Result<()> {
     for (step, failure) in sim.fallbacks.drain(..) {
-        let name = format!("failed_lcp_{step}.json");
-        let path = writer.dir().join(&name);
+        let name = RunDir::failed_lcp_name(step);
         let (rows, outcome) = (failure.rows, failure.outcome.clone());
-        crate::lcp::io::save(
-            &path,
-            &crate::lcp::io::ProblemFile::Structured(failure.problem),
-        )?;
+        let path = failed_lcp::write(writer.run(), step, failure.problem)?;
         log(&format!(
             "step {step}: the contact LCP ({rows} rows) ended with outcome '{outcome}'; \
              this step's contacts were resolved by penalty (coupling.on_failure). \
@@ -123,16 +120,24 @@ pub fn run(
     let frames = opts.frames.unwrap_or(scene.time.frames);
     let mut sim = Simulation::setup(scene, &loaded.file, opts.backend)?;
     sim.liquid.update_densities(&mut sim.particles)?;
-    let mut writer = FrameWriter::new(&opts.out, initial_manifest(loaded, &sim, opts.backend))?;
+    let run_dir = RunDir::new(&opts.out);
+    let mut writer = FrameWriter::new(&run_dir, initial_manifest(loaded, &sim, opts.backend))?;
     let mut rigid = if sim.bodies.is_empty() {
         None
     } else {
-        Some(RigidWriter::new(&opts.out)?)
+        Some((
+            RigidFrameWriter::new(&run_dir)?,
+            StatesWriter::new(&run_dir),
+        ))
     };
-    let mut joint_errors = (!sim.joints().is_empty()).then(|| JointErrorWriter::new(&opts.out));
+    let mut joint_errors = (!sim.joints().is_empty()).then(|| JointErrorWriter::new(&run_dir));
     let mut write = |writer: &mut FrameWriter, sim: &mut Simulation, frame: u32, time: f64| {
         let extra = match rigid.as_mut() {
-            Some(r) => r.write_frame(&sim.bodies, frame, time)?,
+            Some((meshes, states)) => {
+                let extra = meshes.write_frame(&sim.bodies, frame, time)?;
+                states.write_frame(&sim.bodies, frame, time)?;
+                extra
+            }
             None => Default::default(),
         };
         if let Some(j) = joint_errors.as_mut() {
@@ -159,9 +164,7 @@ pub fn run(
             writer.finish(false)?;
             let mut replay = String::new();
             if let Some(failure) = sim.failed_lcp.take() {
-                let path = opts.out.join(format!("failed_lcp_{}.json", sim.steps + 1));
-                let file = crate::lcp::io::ProblemFile::Structured(failure.problem);
-                crate::lcp::io::save(&path, &file)?;
+                let path = failed_lcp::write(&run_dir, sim.steps + 1, failure.problem)?;
                 replay = format!(
                     " Replay the contact problem with: sphrigid lcp solve {}",
                     path.display()

@@ -1,5 +1,5 @@
 //! Writing a file under a temporary name and renaming it, so that a killed run never leaves a
-//! half-written file behind.
+//! half-written file behind; creating the output directory.
 use crate::{Error, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,37 +1,16 @@
 //! `OUT/joint_errors.csv`: one row per joint and frame with its constraint error at the frame
 //! and the largest error over the steps since the previous frame, rewritten atomically after
-//! every frame like `rigid_states.csv`.
-use super::joint::{Joint, JointError, Pose};
+//! every frame like `rigid_states.csv`; written by [`JointErrorWriter`], read back by [`read`].
+use super::run_dir::RunDir;
+use super::{csv, write_atomic};
 use crate::Result;
-use crate::output::write_atomic;
+use crate::joints::{ErrorPeaks, Joint, JointError, Pose};
 use crate::rigid::RigidBody;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// The header line (without newline).
 pub const HEADER: &str =
     "frame,time,joint,type,separation,misalignment,angle,max_separation,max_misalignment";
-
-/// The largest error of every joint over the steps since the last [`ErrorPeaks::take`].
-#[derive(Debug, Clone, Default)]
-pub struct ErrorPeaks {
-    peaks: Vec<JointError>,
-}
-
-impl ErrorPeaks {
-    /// Fold the joints' errors now into the peaks.
-    pub fn observe(&mut self, joints: &[Joint], bodies: &[RigidBody]) {
-        self.peaks.resize(joints.len(), JointError::default());
-        let poses = Pose::of_all(bodies);
-        for (p, j) in self.peaks.iter_mut().zip(joints) {
-            *p = p.peak(j.error(&poses));
-        }
-    }
-
-    /// The peaks so far (one per joint observed), and start over.
-    pub fn take(&mut self) -> Vec<JointError> {
-        std::mem::take(&mut self.peaks)
-    }
-}
 
 /// One row (without newline): the error now and the peak since the last frame.
 pub fn row(frame: u32, time: f64, joint: &Joint, now: JointError, peak: JointError) -> String {
@@ -68,34 +47,29 @@ pub struct ErrorRow {
 
 /// Parse the file's text (header checked); a row that does not parse is an error naming its line.
 pub fn parse(text: &str) -> std::result::Result<Vec<ErrorRow>, String> {
-    let mut lines = text.lines();
-    if lines.next() != Some(HEADER) {
-        return Err(format!("first line is not the header '{HEADER}'"));
-    }
-    lines
-        .enumerate()
-        .map(|(i, line)| {
-            let bad = || format!("line {}: cannot parse '{line}'", i + 2);
-            let c: Vec<&str> = line.split(',').collect();
-            if c.len() != 9 {
-                return Err(bad());
-            }
-            let num = |s: &str| s.parse::<f64>().map_err(|_| bad());
-            Ok(ErrorRow {
-                frame: c[0].parse().map_err(|_| bad())?,
-                time: num(c[1])?,
-                joint: c[2].to_string(),
-                kind: c[3].to_string(),
-                now: JointError {
-                    separation: num(c[4])?,
-                    misalignment: num(c[5])?,
-                    angle: num(c[6])?,
-                },
-                max_separation: num(c[7])?,
-                max_misalignment: num(c[8])?,
-            })
-        })
-        .collect()
+    csv::parse(text, HEADER, parse_row)
+}
+
+/// Read the run's `joint_errors.csv`; a run without joints (no file) has no rows.
+pub fn read(run: &RunDir) -> Result<Vec<ErrorRow>> {
+    csv::read(&run.joint_errors(), HEADER, parse_row)
+}
+
+fn parse_row(c: &[&str]) -> Option<ErrorRow> {
+    let num = |s: &str| s.parse::<f64>().ok();
+    Some(ErrorRow {
+        frame: c[0].parse().ok()?,
+        time: num(c[1])?,
+        joint: c[2].to_string(),
+        kind: c[3].to_string(),
+        now: JointError {
+            separation: num(c[4])?,
+            misalignment: num(c[5])?,
+            angle: num(c[6])?,
+        },
+        max_separation: num(c[7])?,
+        max_misalignment: num(c[8])?,
+    })
 }
 
 /// Keeps `joint_errors.csv` current.
@@ -106,10 +80,10 @@ pub struct JointErrorWriter {
 }
 
 impl JointErrorWriter {
-    /// A writer for `dir/joint_errors.csv`.
-    pub fn new(dir: &Path) -> JointErrorWriter {
+    /// A writer for the run's `joint_errors.csv` (written with the first frame).
+    pub fn new(run: &RunDir) -> JointErrorWriter {
         JointErrorWriter {
-            path: dir.join("joint_errors.csv"),
+            path: run.joint_errors(),
             csv: format!("{HEADER}\n"),
         }
     }
@@ -168,5 +142,30 @@ mod tests {
         assert_eq!((r.max_separation, r.max_misalignment), (3e-6, 2e-4));
         assert!(parse("frame\n").is_err());
         assert!(parse(&format!("{HEADER}\n1,2,3\n")).is_err());
+    }
+
+    #[test]
+    fn writer_output_reads_back_through_the_run_dir() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path());
+        assert!(read(&run).unwrap().is_empty());
+        let j = Joint {
+            name: "pin".into(),
+            kind: JointKind::Ball,
+            ends: [None, None],
+            anchors: [DVec3::ZERO, DVec3::new(0.0, 2e-6, 0.0)],
+            axes: [DVec3::Z, DVec3::Z],
+            reference: DQuat::IDENTITY,
+            stabilization: 1.0,
+        };
+        let joints = [j];
+        let mut peaks = ErrorPeaks::default();
+        peaks.observe(&joints, &[]);
+        let mut w = JointErrorWriter::new(&run);
+        w.write_frame(&joints, &[], &mut peaks, 3, 0.25).unwrap();
+        let rows = read(&run).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].frame, rows[0].joint.as_str()), (3, "pin"));
+        assert_eq!(rows[0].max_separation, 2e-6);
     }
 }

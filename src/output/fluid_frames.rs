@@ -1,0 +1,169 @@
+//! `OUT/fluid/fluid_NNNNN.ply`: the liquid particles of each frame, written by [`FrameWriter`]
+//! (which records every frame in the manifest) and read back by [`read_fluid`].
+use super::manifest::{FrameEntry, Manifest};
+use super::ply::{FLUID_PROPERTIES, FluidVertex, PlyBuilder};
+use super::run_dir::RunDir;
+use super::{create_dir, write_atomic};
+use crate::liquid::{LiquidParams, Particles};
+use crate::{Error, Result};
+use ply_rs_bw::ply::{PropertyAccess, PropertyAccessResult};
+use rayon::prelude::*;
+use std::path::Path;
+
+/// The PLY bytes of one fluid frame, particles in id order.
+pub fn encode_fluid(p: &Particles, params: &LiquidParams, frame: u32, time: f64) -> Vec<u8> {
+    let slots = p.slots_by_id();
+    let records: Vec<FluidVertex> = slots
+        .par_iter()
+        .map(|&k| {
+            let k = k as usize;
+            let (x, v) = (p.pos[k], p.vel[k]);
+            let phase = &params.phases[p.phase[k] as usize];
+            FluidVertex {
+                xyz_v: [x.x, x.y, x.z, v.x, v.y, v.z],
+                density: phase.rest_density * p.rho[k] / params.rho0,
+                id: p.id[k] as i32,
+            }
+        })
+        .collect();
+    let mut b = PlyBuilder::new(&[
+        format!("sphrigid {} fluid frame {frame}", env!("CARGO_PKG_VERSION")),
+        format!("time {time:.9}"),
+    ]);
+    b.vertex_element(records.len(), &FLUID_PROPERTIES)
+        .push(&records);
+    b.finish()
+}
+
+/// Writes fluid frames into a run directory and keeps its manifest current.
+#[derive(Debug)]
+pub struct FrameWriter {
+    run: RunDir,
+    /// The manifest as written so far.
+    pub manifest: Manifest,
+}
+
+impl FrameWriter {
+    /// Create the run directory (and `fluid/`) and write the empty manifest.
+    pub fn new(run: &RunDir, manifest: Manifest) -> Result<FrameWriter> {
+        create_dir(&run.fluid_dir())?;
+        let w = FrameWriter {
+            run: run.clone(),
+            manifest,
+        };
+        w.manifest.write(&w.run)?;
+        Ok(w)
+    }
+
+    /// The run directory.
+    pub fn run(&self) -> &RunDir {
+        &self.run
+    }
+
+    /// Write one frame's fluid file and record it in the manifest.
+    pub fn write_frame(
+        &mut self,
+        p: &Particles,
+        params: &LiquidParams,
+        index: u32,
+        time: f64,
+    ) -> Result<()> {
+        self.write_frame_with(p, params, index, time, Default::default())
+    }
+
+    /// Write one frame's fluid file and record it in the manifest together with the frame's
+    /// other files (`extra`, e.g. the rigid bodies' frames, already written).
+    pub fn write_frame_with(
+        &mut self,
+        p: &Particles,
+        params: &LiquidParams,
+        index: u32,
+        time: f64,
+        extra: std::collections::BTreeMap<String, serde_json::Value>,
+    ) -> Result<()> {
+        let name = RunDir::fluid_frame_name(index);
+        write_atomic(&self.run.join(&name), &encode_fluid(p, params, index, time))?;
+        self.manifest.frames.push(FrameEntry {
+            index,
+            time,
+            fluid: name,
+            extra,
+        });
+        self.manifest.write(&self.run)
+    }
+
+    /// Mark the run complete (or not) and rewrite the manifest.
+    pub fn finish(&mut self, complete: bool) -> Result<()> {
+        self.manifest.complete = complete;
+        self.manifest.write(&self.run)
+    }
+}
+
+/// Liquid particles of one frame, as read back.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FluidFrame {
+    /// Positions, m.
+    pub pos: Vec<[f32; 3]>,
+    /// Speeds |v|, m/s.
+    pub speed: Vec<f32>,
+}
+
+/// One fluid vertex as read: position, velocity and which of the six were present.
+#[derive(Debug, Clone, Copy, Default)]
+struct FluidVertexIn {
+    xv: [f32; 6],
+    seen: u8,
+}
+
+impl PropertyAccess for FluidVertexIn {
+    fn new() -> Self {
+        Self::default()
+    }
+
+    fn set_float(&mut self, name: &str, value: f32) -> PropertyAccessResult {
+        let k = match name {
+            "x" => 0,
+            "y" => 1,
+            "z" => 2,
+            "vx" => 3,
+            "vy" => 4,
+            "vz" => 5,
+            _ => return PropertyAccessResult::Ignored,
+        };
+        self.xv[k] = value;
+        self.seen |= 1 << k;
+        PropertyAccessResult::Set
+    }
+}
+
+/// Read a fluid PLY: positions and speeds of its particles.
+pub fn read_fluid(path: &Path) -> Result<FluidFrame> {
+    let bad = |what: String| {
+        Error::input(format!(
+            "{}: {what}; fix: rerun the scene to rewrite the frame",
+            path.display()
+        ))
+    };
+    let file =
+        std::fs::File::open(path).map_err(|e| bad(format!("cannot read the frame ({e})")))?;
+    let mut reader = std::io::BufReader::new(file);
+    let ply = ply_rs_bw::parser::Parser::<FluidVertexIn>::new()
+        .read_ply(&mut reader)
+        .map_err(|e| bad(format!("not a readable PLY file ({e})")))?;
+    let verts = ply.payload.get("vertex").map(Vec::as_slice).unwrap_or(&[]);
+    let mut out = FluidFrame {
+        pos: Vec::with_capacity(verts.len()),
+        speed: Vec::with_capacity(verts.len()),
+    };
+    for (i, v) in verts.iter().enumerate() {
+        if v.seen != 0b11_1111 {
+            return Err(bad(format!(
+                "vertex {i} lacks one of the float properties x y z vx vy vz"
+            )));
+        }
+        let [x, y, z, vx, vy, vz] = v.xv;
+        out.pos.push([x, y, z]);
+        out.speed.push((vx * vx + vy * vy + vz * vz).sqrt());
+    }
+    Ok(out)
+}
