@@ -7,13 +7,11 @@ pub mod errors_csv;
 pub mod joint;
 pub mod projection;
 pub mod rows;
-pub mod spec;
 
 pub use errors_csv::{ErrorPeaks, JointErrorWriter};
 pub use joint::{Joint, JointError, JointKind, Pose};
 pub use projection::project;
 pub use rows::append_rows;
-pub use spec::{JointSpec, JointType, build_joints};
 
 /// Whether any of `joints` links bodies `a` and `b`; such bodies do not collide with each other.
 pub fn linked(joints: &[Joint], a: usize, b: usize) -> bool {

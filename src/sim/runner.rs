@@ -121,7 +121,7 @@ pub fn run(
 ) -> Result<RunSummary> {
     let scene = &loaded.scene;
     let frames = opts.frames.unwrap_or(scene.time.frames);
-    let mut sim = Simulation::setup(scene, &loaded.file, opts.backend)?;
+    let mut sim = Simulation::setup(loaded, opts.backend)?;
     sim.liquid.update_densities(&mut sim.particles)?;
     let mut writer = FrameWriter::new(&opts.out, initial_manifest(loaded, &sim, opts.backend))?;
     let mut rigid = if sim.bodies.is_empty() {
