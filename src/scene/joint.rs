@@ -262,8 +262,7 @@ impl JointSpec {
         Ok(())
     }
 
-    /// The kind's name as the scene writes it.
-    pub fn type_name(&self) -> &'static str {
+    fn type_name(&self) -> &'static str {
         match self.kind {
             JointType::Distance => "distance",
             JointType::Ball => "ball",
