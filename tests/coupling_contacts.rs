@@ -122,14 +122,17 @@ fn contacts_come_in_body_then_slot_order_and_one_per_body() {
 #[test]
 fn liquid_that_starts_inside_a_body_is_removed_and_ids_stay_contiguous() {
     use sphrigid::coupling::inside::remove_liquid_inside;
+    use sphrigid::liquid::LatticeBlock;
     use sphrigid::liquid::Particles;
-    use sphrigid::scene::LiquidBlock;
     // A liquid block 0..0.2 at spacing 0.01 (centres at 0.005 + 0.01 i), and a 0.06 x 0.06 x
     // 0.06 box centred at (0.1, 0.1, 0.1) sampled at the same spacing: the liquid centres
     // strictly inside the box's particle cells are the 6 x 6 x 6 at 0.075..0.125.
-    let block: LiquidBlock =
-        toml::from_str("min = [0, 0, 0]\nmax = [0.2, 0.2, 0.2]\nspacing = 0.01").unwrap();
-    let mut p = Particles::from_blocks(&[block]);
+    let block = LatticeBlock {
+        min: [0.0; 3],
+        max: [0.2; 3],
+        velocity: [0.0; 3],
+    };
+    let mut p = Particles::from_blocks(&[block], 0.01);
     let n = p.len();
     let mut b = RigidBody::new(
         "cube",

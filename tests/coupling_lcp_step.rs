@@ -6,6 +6,7 @@ use sphrigid::coupling::Coupler;
 use sphrigid::liquid::Particles;
 use sphrigid::liquid::params::{LiquidParams, Phase, Walls};
 use sphrigid::rigid::{Primitive, RigidBody, Shape};
+use sphrigid::sim::build;
 
 const S: f64 = 0.01;
 
@@ -91,7 +92,7 @@ fn a_particle_bounces_off_a_static_face_with_its_restitution() {
             liquid_restitution: e_liquid,
             ..Default::default()
         };
-        let mut c = Coupler::new(&bodies, &spec);
+        let mut c = Coupler::new(&bodies, &build::coupling(&spec));
         c.step(&mut p, &params(None), &mut bodies, DVec3::ZERO, 1e-3)
             .unwrap();
         let v = p.vel[0];
@@ -144,7 +145,7 @@ fn elastic_impacts_on_many_contacts_at_once_never_add_energy() {
             p.push(one.pos[0], one.vel[0], 0);
         }
         let e0 = kinetic(&p, &bodies[0], m);
-        let mut c = Coupler::new(&bodies, &spec);
+        let mut c = Coupler::new(&bodies, &build::coupling(&spec));
         c.step(&mut p, &params(None), &mut bodies, DVec3::ZERO, 0.0)
             .unwrap();
         let e1 = kinetic(&p, &bodies[0], m);
@@ -181,7 +182,7 @@ fn impulses_between_liquid_and_a_free_body_conserve_momentum() {
         (lin, ang)
     };
     let (lin0, ang0) = momentum(&p, &bodies[0]);
-    let mut c = Coupler::new(&bodies, &sphrigid::scene::CouplingSpec::default());
+    let mut c = Coupler::new(&bodies, &build::coupling(&Default::default()));
     // Measure right after the impulses: a zero step moves nothing.
     c.step(&mut p, &params(None), &mut bodies, DVec3::ZERO, 0.0)
         .unwrap();
@@ -226,7 +227,7 @@ fn a_box_resting_on_the_floor_stays_at_rest_for_1000_steps() {
     let start = b.state.x;
     let mut bodies = [b];
     let mut p = Particles::default();
-    let mut c = Coupler::new(&bodies, &sphrigid::scene::CouplingSpec::default());
+    let mut c = Coupler::new(&bodies, &build::coupling(&Default::default()));
     let g = DVec3::new(0.0, -9.81, 0.0);
     let dt = 1e-3;
     let mut worst = 0.0f64;

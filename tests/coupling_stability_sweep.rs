@@ -61,7 +61,7 @@ fn run(method: &str, sigma: f64, restitution: f64, substeps: u32) -> Outcome {
         format!("time.substeps={substeps}"),
     ];
     let loaded = scene::load(&file, &sets).expect("the scene loads");
-    let mut sim = Simulation::setup(&loaded.scene, &file, Backend::Cpu).expect("it sets up");
+    let mut sim = Simulation::setup(&loaded, Backend::Cpu).expect("it sets up");
     let spacing = sim.liquid.params.spacing as f64;
     let check = LeakCheck::new(&sim.bodies);
     // The potential energy is zero on the floor (y = 0), so the rise is a fraction of all the
@@ -172,7 +172,7 @@ fn elastic_liquid_on_an_elastic_block_never_gains_energy() {
     ]
     .map(String::from);
     let loaded = scene::load(&file, &sets).expect("the scene loads");
-    let mut sim = Simulation::setup(&loaded.scene, &file, Backend::Cpu).expect("it sets up");
+    let mut sim = Simulation::setup(&loaded, Backend::Cpu).expect("it sets up");
     let e0 = sim.energy().total();
     let mut withdrawn = 0;
     for step in 1..=10 * 25 {

@@ -16,7 +16,7 @@ const RESTITUTION: f64 = 0.95;
 fn setup() -> Simulation {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/viscous_elastic.toml");
     let loaded = scene::load(&file, &[]).expect("the scene loads");
-    Simulation::setup(&loaded.scene, &file, Backend::Cpu).expect("it sets up")
+    Simulation::setup(&loaded, Backend::Cpu).expect("it sets up")
 }
 
 #[test]

@@ -71,7 +71,7 @@ fn frames_with_a_body_are_identical_on_one_and_three_threads() {
             .build()
             .unwrap();
         pool.install(|| {
-            let mut sim = Simulation::setup(&scene.scene, &scene.file, Backend::Cpu).unwrap();
+            let mut sim = Simulation::setup(&scene, Backend::Cpu).unwrap();
             assert!(!sim.body_boundary.is_empty(), "no body boundary particles");
             (0..4)
                 .map(|f| {

@@ -27,8 +27,8 @@ const DAM: &str = r#"
 fn drift(steps: u32) -> Option<(f32, f32)> {
     gpu_common::context()?;
     let scene = common::scene(DAM);
-    let mut cpu = Simulation::setup(&scene.scene, &scene.file, Backend::Cpu).unwrap();
-    let mut gpu = Simulation::setup(&scene.scene, &scene.file, Backend::Gpu).unwrap();
+    let mut cpu = Simulation::setup(&scene, Backend::Cpu).unwrap();
+    let mut gpu = Simulation::setup(&scene, Backend::Gpu).unwrap();
     let start = cpu.particles.clone();
     for _ in 0..steps {
         cpu.step().unwrap();
@@ -332,7 +332,7 @@ fn timing_modes_time_every_phase_and_change_no_result() {
     let scene = common::scene(DAM);
     let mut frames = Vec::new();
     for timing in [Timing::Off, Timing::Wall, Timing::Timestamps] {
-        let mut sim = Simulation::setup(&scene.scene, &scene.file, Backend::Gpu).unwrap();
+        let mut sim = Simulation::setup(&scene, Backend::Gpu).unwrap();
         sim.gpu_timing = timing;
         for _ in 0..5 {
             sim.step().unwrap();
@@ -393,8 +393,8 @@ fn coupling_with_the_gpu_liquid_matches_the_cpu_backend() {
         return;
     }
     let scene = common::scene(BOX_ON_LIQUID);
-    let mut cpu = Simulation::setup(&scene.scene, &scene.file, Backend::Cpu).unwrap();
-    let mut gpu = Simulation::setup(&scene.scene, &scene.file, Backend::Gpu).unwrap();
+    let mut cpu = Simulation::setup(&scene, Backend::Cpu).unwrap();
+    let mut gpu = Simulation::setup(&scene, Backend::Gpu).unwrap();
     let mut touching = 0;
     for _ in 0..60 {
         cpu.step().unwrap();

@@ -42,8 +42,8 @@ const DT: f32 = 2e-3;
 fn setup() -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
     let ctx = gpu_common::context()?;
     let scene = common::scene(SCENE);
-    let params = LiquidParams::from_scene(&scene.scene);
-    let mut p = Particles::from_blocks(&scene.scene.liquid);
+    let liquid = sphrigid::sim::build::liquid(&scene.scene);
+    let (params, mut p) = (liquid.params, liquid.particles);
     let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let s = params.spacing;
     for (x, v) in p.pos.iter_mut().zip(p.vel.iter_mut()) {

@@ -27,7 +27,7 @@ fn energy(sim: &Simulation) -> f64 {
 fn run(sets: &[String], steps: usize) -> (f64, Vec<f64>, f64) {
     let file = chain();
     let loaded = sphrigid::scene::load(&file, sets).expect("the scene loads");
-    let mut sim = Simulation::setup(&loaded.scene, &file, Backend::Cpu).expect("it sets up");
+    let mut sim = Simulation::setup(&loaded, Backend::Cpu).expect("it sets up");
     assert_eq!(sim.joints().len(), 6);
     let (mut worst, mut energies, mut kinetic) = (0.0f64, Vec::new(), 0.0f64);
     for _ in 0..steps {

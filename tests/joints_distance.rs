@@ -8,13 +8,12 @@ use sphrigid::backend::Backend;
 use sphrigid::joints::Pose;
 use sphrigid::rigid::RigidBody;
 use sphrigid::sim::Simulation;
-use std::path::Path;
 
 mod common;
 
 fn setup(text: &str) -> Simulation {
     let loaded = common::scene(text);
-    Simulation::setup(&loaded.scene, Path::new("test.toml"), Backend::Cpu).expect("it sets up")
+    Simulation::setup(&loaded, Backend::Cpu).expect("it sets up")
 }
 
 fn energy(bodies: &[RigidBody], g: f64) -> f64 {

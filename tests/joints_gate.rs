@@ -18,7 +18,7 @@ fn the_gate_swings_on_its_hinge_without_drifting_off_it() {
         "body.0.spacing=0.01".to_string(),
     ];
     let loaded = sphrigid::scene::load(&file, &sets).expect("the scene loads");
-    let mut sim = Simulation::setup(&loaded.scene, &file, Backend::Cpu).expect("it sets up");
+    let mut sim = Simulation::setup(&loaded, Backend::Cpu).expect("it sets up");
     let JointKind::Hinge {
         limits: Some((lo, hi)),
     } = sim.joints()[0].kind

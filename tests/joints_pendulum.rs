@@ -6,7 +6,6 @@ use sphrigid::backend::Backend;
 use sphrigid::joints::Pose;
 use sphrigid::sim::Simulation;
 use std::f64::consts::PI;
-use std::path::Path;
 
 mod common;
 
@@ -51,7 +50,7 @@ axis = [0, 0, 1]
 
 fn setup(text: &str) -> Simulation {
     let loaded = common::scene(text);
-    Simulation::setup(&loaded.scene, Path::new("test.toml"), Backend::Cpu).expect("it sets up")
+    Simulation::setup(&loaded, Backend::Cpu).expect("it sets up")
 }
 
 /// What one pendulum run measured.

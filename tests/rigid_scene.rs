@@ -58,8 +58,7 @@ fn wrench_scene_flips_with_the_jacobi_period() {
 
     // The analytic flip period from the body as the scene builds it.
     let loaded = sphrigid::scene::load(&scene, &[]).unwrap();
-    let sim =
-        Simulation::setup(&loaded.scene, &loaded.file, sphrigid::backend::Backend::Cpu).unwrap();
+    let sim = Simulation::setup(&loaded, sphrigid::backend::Backend::Cpu).unwrap();
     let b = &sim.bodies[0];
     let ib = b.inertia.body;
     let off_diagonal = ib.x_axis.y.abs() + ib.x_axis.z.abs() + ib.y_axis.z.abs();
@@ -258,8 +257,7 @@ fn body_spacing_defaults_to_the_liquid_spacing() {
         position = [0.5, 0.5, 0.5]
     "#;
     let loaded = sphrigid::scene::parse(text.into(), Path::new("t.toml"), &[]).unwrap();
-    let mut sim =
-        Simulation::setup(&loaded.scene, &loaded.file, sphrigid::backend::Backend::Cpu).unwrap();
+    let mut sim = Simulation::setup(&loaded, sphrigid::backend::Backend::Cpu).unwrap();
     let b = &sim.bodies[0];
     assert_eq!(b.clump.spacing, 0.02);
     assert_eq!(b.clump.len(), 1000);

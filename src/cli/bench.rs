@@ -90,7 +90,7 @@ fn phase_ms(sim: &mut Simulation, steps: u32) -> Result<std::collections::BTreeM
 
 /// Time `steps` steps of a scene on the CPU backend.
 pub fn bench_cpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult> {
-    let mut sim = Simulation::setup(&loaded.scene, &loaded.file, Backend::Cpu)?;
+    let mut sim = Simulation::setup(loaded, Backend::Cpu)?;
     for _ in 0..2 {
         sim.step()?;
     }
@@ -120,7 +120,7 @@ pub fn bench_cpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult>
 /// back, then phase times from up to 10 more steps with GPU timestamps around each phase
 /// (where the adapter has them) or each phase submitted and waited for on its own.
 pub fn bench_gpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult> {
-    let mut sim = Simulation::setup(&loaded.scene, &loaded.file, Backend::Gpu)?;
+    let mut sim = Simulation::setup(loaded, Backend::Gpu)?;
     for _ in 0..2 {
         sim.step()?;
     }

@@ -1,5 +1,5 @@
 //! `sphrigid check`: validate a scene and summarise it without running it.
-use crate::liquid::{LiquidParams, Particles};
+use crate::sim::build;
 use crate::{Result, scene};
 use std::path::PathBuf;
 
@@ -22,15 +22,14 @@ pub const CPU_BYTES_PER_PARTICLE: usize = 5 * 16 + 8 * 4;
 pub fn run(args: CheckArgs) -> Result<()> {
     let loaded = scene::load(&args.scene, &args.set)?;
     let s = &loaded.scene;
-    let params = LiquidParams::from_scene(s);
-    let particles = Particles::from_blocks(&s.liquid);
+    let liquid = build::liquid(s);
+    let (params, particles) = (&liquid.params, &liquid.particles);
     let mass: f64 = particles
         .phase
         .iter()
         .map(|&ph| params.phases[ph as usize].mass as f64)
         .fold(0.0, |a, m| a + m);
-    let substeps = LiquidParams::substeps(s);
-    let dt = 1.0 / (s.time.fps * substeps as f64);
+    let (substeps, dt) = (liquid.substeps, liquid.dt);
     println!("scene {}: ok", args.scene.display());
     println!("  liquid blocks      {}", s.liquid.len());
     if !particles.is_empty() {
@@ -53,7 +52,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         s.time.fps,
         s.time.frames as f64 / s.time.fps
     );
-    let stable = LiquidParams::stable_dt(s);
+    let stable = liquid.stable_dt;
     if stable.is_finite() {
         println!(
             "  step               {dt:.3e} s, {substeps} per frame (stable step {stable:.3e} s)"
@@ -70,12 +69,8 @@ pub fn run(args: CheckArgs) -> Result<()> {
         (particles.len() * CPU_BYTES_PER_PARTICLE) as f64 / (1 << 20) as f64,
         (particles.len() * 32) as f64 / (1 << 20) as f64
     );
-    let bodies = crate::rigid::spec::build_bodies(
-        &s.body,
-        &loaded.file,
-        s.liquid.first().map(|b| b.spacing),
-    )?;
-    let inside = crate::coupling::inside::inside_bodies(&particles, &bodies);
+    let bodies = build::bodies(&loaded, liquid.spacing)?;
+    let inside = crate::coupling::inside::inside_bodies(particles, &bodies);
     let removed = inside.iter().filter(|&&f| f).count();
     if removed > 0 {
         println!(
@@ -101,7 +96,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
             b.integrator.name()
         );
     }
-    let joints = crate::joints::build_joints(&s.joint, &s.body, &bodies, &loaded.file)?;
+    let joints = build::joints(&loaded, &bodies)?;
     for (j, spec) in joints.iter().zip(&s.joint) {
         println!(
             "  joint {:12} {} linking {} and {}, {} rows",

@@ -7,6 +7,7 @@ use super::assemble::{Contacts, apply, assemble, dynamic_index};
 use super::body_contacts::{BodyContact, body_body_contacts, wall_contacts};
 use super::correction::{correct_bodies, push_out};
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
+use super::params::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use super::penalty::{PenaltyParams, apply_penalty};
 use super::touches::{LiquidTouch, cpu_touches, gpu_touches, to_f};
 use crate::gpu::GpuLiquidSolver;
@@ -15,7 +16,6 @@ use crate::lcp::{self, StructuredProblem};
 use crate::liquid::Particles;
 use crate::liquid::params::LiquidParams;
 use crate::rigid::RigidBody;
-use crate::scene::{CouplingMethod, CouplingSpec, LcpSolverChoice, OnLcpFailure};
 use crate::{Error, Result};
 use glam::{DVec3, Vec3A};
 use std::collections::HashSet;
@@ -82,16 +82,16 @@ pub struct Coupler {
 
 impl Coupler {
     /// A coupler for these bodies (their surface particles are indexed once), resolving
-    /// contacts as the scene's `[coupling]` table says.
-    pub fn new(bodies: &[RigidBody], spec: &CouplingSpec) -> Coupler {
+    /// contacts as `params` say.
+    pub fn new(bodies: &[RigidBody], params: &CouplingParams) -> Coupler {
         Coupler {
             index: SurfaceIndex::new(bodies),
             options: lcp::Options::default(),
-            method: spec.method,
-            solver: spec.solver,
-            on_failure: spec.on_failure,
-            penalty: PenaltyParams::from_spec(spec),
-            liquid_restitution: spec.liquid_restitution,
+            method: params.method,
+            solver: params.solver,
+            on_failure: params.on_failure,
+            penalty: params.penalty,
+            liquid_restitution: params.liquid_restitution,
             touching: HashSet::new(),
             report: CouplingReport::default(),
             failure: None,

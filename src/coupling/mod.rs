@@ -8,9 +8,11 @@ pub mod inside;
 pub mod kernel_boundary;
 pub mod leak;
 pub mod liquid_body;
+pub mod params;
 pub mod penalty;
 pub mod touches;
 
 pub use body_contacts::BodyContact;
 pub use coupler::{Coupler, CouplingFailure, CouplingReport};
 pub use liquid_body::{LiquidBodyContact, SurfaceIndex};
+pub use params::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};

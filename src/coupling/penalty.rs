@@ -6,7 +6,6 @@ use super::body_contacts::BodyContact;
 use super::liquid_body::sum_by_slot;
 use super::touches::LiquidTouch;
 use crate::rigid::RigidBody;
-use crate::scene::CouplingSpec;
 use glam::DVec3;
 
 /// Spring and damper settings of the penalty coupling.
@@ -24,16 +23,6 @@ pub struct PenaltyParams {
 }
 
 impl PenaltyParams {
-    /// The settings of a scene's `[coupling]` table.
-    pub fn from_spec(spec: &CouplingSpec) -> PenaltyParams {
-        PenaltyParams {
-            stiffness: spec.penalty_stiffness,
-            contact_steps: spec.penalty_contact_steps,
-            damping: spec.penalty_damping,
-            liquid_friction: spec.liquid_friction,
-        }
-    }
-
     /// Stiffness and damping coefficient of a contact of effective mass `m` at step `dt`.
     fn spring(&self, m: f64, dt: f64) -> (f64, f64) {
         let k = self.stiffness.unwrap_or_else(|| {

@@ -7,12 +7,10 @@
 pub mod joint;
 pub mod projection;
 pub mod rows;
-pub mod spec;
 
 pub use joint::{ErrorPeaks, Joint, JointError, JointKind, Pose};
 pub use projection::project;
 pub use rows::append_rows;
-pub use spec::{JointSpec, JointType, build_joints};
 
 /// Whether any of `joints` links bodies `a` and `b`; such bodies do not collide with each other.
 pub fn linked(joints: &[Joint], a: usize, b: usize) -> bool {

@@ -11,5 +11,5 @@ pub mod viscosity;
 pub mod walls;
 
 pub use params::LiquidParams;
-pub use particles::Particles;
+pub use particles::{LatticeBlock, Particles};
 pub use step::LiquidSolver;

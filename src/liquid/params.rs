@@ -1,6 +1,5 @@
-//! Solver parameters derived from a scene: kernel radius, measured rest density, per-phase
-//! constants and the time step.
-use crate::scene::Scene;
+//! The liquid solver's parameters: kernel radius, measured rest density, per-phase constants
+//! and walls (`sim::build` derives them from the scene).
 use glam::Vec3A;
 
 /// Constants of the particles that came from one liquid block.
@@ -74,83 +73,6 @@ pub fn lattice_kernel_sums(ratio: f64) -> (f64, f64) {
         }
     }
     (rho, near)
-}
-
-impl LiquidParams {
-    /// Derive the parameters from a validated scene.
-    pub fn from_scene(scene: &Scene) -> LiquidParams {
-        let (spacing, ratio) = scene
-            .liquid
-            .first()
-            .map_or((0.01, 2.0), |b| (b.spacing, b.kernel_radius));
-        let h = spacing * ratio;
-        let (rho0, _) = lattice_kernel_sums(ratio);
-        let phases = scene
-            .liquid
-            .iter()
-            .map(|b| Phase {
-                mass: (b.density * spacing.powi(3)) as f32,
-                rest_density: b.density as f32,
-                k_eff: (b.stiffness / (rho0 * h)) as f32,
-                k_near_eff: (b.near_stiffness / (rho0 * h)) as f32,
-                cohesion: b.cohesion,
-                sigma: b.viscosity.sigma as f32,
-                beta: b.viscosity.beta as f32,
-            })
-            .collect();
-        let r = spacing / 2.0;
-        let walls = scene.container.as_ref().map(|c| Walls {
-            lo: Vec3A::from_array(c.min.map(|v| (v + r) as f32)),
-            hi: Vec3A::from_array(c.max.map(|v| (v - r) as f32)),
-            restitution: c.restitution as f32,
-            friction: c.friction as f32,
-        });
-        LiquidParams {
-            spacing: spacing as f32,
-            h: h as f32,
-            rho0: rho0 as f32,
-            gravity: Vec3A::from_array(scene.gravity.map(|v| v as f32)),
-            walls,
-            passes: scene.solver.relaxation_passes,
-            phases,
-        }
-    }
-
-    /// The largest stable step by the CFL condition: `cfl h / (c + |v0|)` with `c = sqrt(k)`,
-    /// and no more than `cfl / sigma` for the viscosity impulses.
-    pub fn stable_dt(scene: &Scene) -> f64 {
-        let mut dt = f64::INFINITY;
-        for b in &scene.liquid {
-            let h = b.spacing * b.kernel_radius;
-            let c = b.stiffness.max(b.near_stiffness).sqrt();
-            let v0 = b.velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
-            let g = scene.gravity.iter().map(|v| v * v).sum::<f64>().sqrt();
-            let v_fall = (2.0 * g * (b.max[1] - b.min[1]).abs()).sqrt();
-            dt = dt.min(scene.solver.cfl * h / (c + v0 + v_fall).max(1e-12));
-            if b.viscosity.sigma > 0.0 {
-                dt = dt.min(scene.solver.cfl / b.viscosity.sigma);
-            }
-        }
-        dt
-    }
-
-    /// Steps per frame: the scene's `time.substeps`, else enough for `time.dt`, else enough
-    /// for the stable step.
-    pub fn substeps(scene: &Scene) -> u32 {
-        if let Some(n) = scene.time.substeps {
-            return n;
-        }
-        let frame = 1.0 / scene.time.fps;
-        if let Some(dt) = scene.time.dt {
-            return (frame / dt - 1e-9).ceil().clamp(1.0, 1e6) as u32;
-        }
-        let dt = Self::stable_dt(scene);
-        if dt.is_finite() {
-            (frame / dt).ceil().clamp(1.0, 1e6) as u32
-        } else {
-            1
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,4 @@
 //! Liquid particles in structure-of-arrays layout, and filling blocks on a cubic lattice.
-use crate::scene::LiquidBlock;
 use glam::Vec3A;
 
 /// All liquid particles. Arrays are kept in neighbour-grid order (by cell, then id); `id` says
@@ -20,14 +19,26 @@ pub struct Particles {
     pub rho: Vec<f32>,
 }
 
-/// Number of lattice sites along each axis of a block, and the offset that centres them.
-pub fn lattice_dims(block: &LiquidBlock) -> ([usize; 3], [f64; 3]) {
+/// A box to fill with particles on a cubic lattice, and their initial velocity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatticeBlock {
+    /// Lower corner of the region filled, m.
+    pub min: [f64; 3],
+    /// Upper corner of the region filled, m.
+    pub max: [f64; 3],
+    /// Initial velocity, m/s.
+    pub velocity: [f64; 3],
+}
+
+/// Number of lattice sites at `spacing` along each axis of a block, and the offset that
+/// centres them.
+pub fn lattice_dims(block: &LatticeBlock, spacing: f64) -> ([usize; 3], [f64; 3]) {
     let mut n = [0usize; 3];
     let mut offset = [0.0; 3];
     for a in 0..3 {
         let extent = block.max[a] - block.min[a];
-        n[a] = (extent / block.spacing + 1e-6).floor() as usize;
-        offset[a] = block.min[a] + 0.5 * (extent - n[a] as f64 * block.spacing);
+        n[a] = (extent / spacing + 1e-6).floor() as usize;
+        offset[a] = block.min[a] + 0.5 * (extent - n[a] as f64 * spacing);
     }
     (n, offset)
 }
@@ -43,20 +54,21 @@ impl Particles {
         self.pos.is_empty()
     }
 
-    /// Fill every block with particles at cell centres of its lattice, ids in block order.
-    pub fn from_blocks(blocks: &[LiquidBlock]) -> Particles {
+    /// Fill every block with particles at cell centres of its lattice of `spacing`, ids in
+    /// block order; a block's index is its particles' phase.
+    pub fn from_blocks(blocks: &[LatticeBlock], spacing: f64) -> Particles {
         let mut p = Particles::default();
         for (phase, b) in blocks.iter().enumerate() {
-            let (n, offset) = lattice_dims(b);
+            let (n, offset) = lattice_dims(b, spacing);
             let v = Vec3A::from_array(b.velocity.map(|x| x as f32));
             for k in 0..n[2] {
                 for j in 0..n[1] {
                     for i in 0..n[0] {
                         let x = [i, j, k].map(|c| c as f64 + 0.5);
                         let pos = Vec3A::new(
-                            (offset[0] + x[0] * b.spacing) as f32,
-                            (offset[1] + x[1] * b.spacing) as f32,
-                            (offset[2] + x[2] * b.spacing) as f32,
+                            (offset[0] + x[0] * spacing) as f32,
+                            (offset[1] + x[1] * spacing) as f32,
+                            (offset[2] + x[2] * spacing) as f32,
                         );
                         p.push(pos, v, phase as u32);
                     }

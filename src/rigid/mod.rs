@@ -9,7 +9,6 @@ pub mod occupancy;
 pub mod primitives;
 pub mod sampling;
 pub mod shape;
-pub mod spec;
 pub mod state;
 
 pub use body::RigidBody;
@@ -19,5 +18,4 @@ pub use mass_properties::MassProperties;
 pub use mesh::TriMesh;
 pub use primitives::Primitive;
 pub use shape::{MeshSolid, Shape};
-pub use spec::BodySpec;
 pub use state::{BodyState, Inertia};

@@ -1,4 +1,5 @@
 //! A simulation: the scene's particles and solvers advanced frame by frame.
+pub mod build;
 pub mod energy;
 pub mod runner;
 
@@ -8,13 +9,13 @@ use crate::coupling::{Coupler, CouplingFailure};
 use crate::gpu::context::{AdapterKind, GpuContext};
 use crate::gpu::{GpuLiquidSolver, Timing};
 use crate::joints::{ErrorPeaks, Joint};
-use crate::liquid::{LiquidParams, LiquidSolver, Particles};
+use crate::liquid::{LiquidSolver, Particles};
 use crate::rigid::RigidBody;
-use crate::scene::Scene;
+use crate::scene::{LoadedScene, Scene};
 use crate::timing::{Phase, PhaseTimes};
 use crate::{Error, Result};
+use build::LiquidSetup;
 use glam::DVec3;
-use std::path::Path;
 
 /// The state of a run: particles, solvers, clock.
 #[derive(Debug)]
@@ -60,11 +61,20 @@ pub struct Simulation {
 impl Simulation {
     /// Set up a validated scene's liquid at time zero on the CPU, without its bodies.
     pub fn new(scene: &Scene) -> Simulation {
-        let params = LiquidParams::from_scene(scene);
-        let substeps = LiquidParams::substeps(scene);
-        let dt = 1.0 / (scene.time.fps * substeps as f64);
+        Simulation::with_liquid(build::liquid(scene), scene)
+    }
+
+    /// Set up the built liquid of `scene` at time zero on the CPU, without its bodies.
+    fn with_liquid(liquid: LiquidSetup, scene: &Scene) -> Simulation {
+        let LiquidSetup {
+            params,
+            particles,
+            substeps,
+            dt,
+            ..
+        } = liquid;
         Simulation {
-            particles: Particles::from_blocks(&scene.liquid),
+            particles,
             liquid: LiquidSolver::new(params),
             bodies: Vec::new(),
             removed_inside_bodies: 0,
@@ -84,20 +94,21 @@ impl Simulation {
         }
     }
 
-    /// Set up a validated scene at time zero with its rigid bodies, on a backend (the GPU one
-    /// opens the best adapter). `scene_file` anchors the bodies' mesh paths and names the
-    /// scene in messages. Liquid that starts inside a body is removed (counted in
-    /// `removed_inside_bodies`).
-    pub fn setup(scene: &Scene, scene_file: &Path, backend: Backend) -> Result<Simulation> {
-        let mut sim = Simulation::new(scene);
-        let spacing = scene.liquid.first().map(|b| b.spacing);
-        sim.bodies = crate::rigid::spec::build_bodies(&scene.body, scene_file, spacing)?;
+    /// Set up a loaded scene at time zero with its rigid bodies, on a backend (the GPU one
+    /// opens the best adapter). The scene's file anchors the bodies' mesh paths and, with its
+    /// text, names the scene and the line in messages. Liquid that starts inside a body is
+    /// removed (counted in `removed_inside_bodies`).
+    pub fn setup(loaded: &LoadedScene, backend: Backend) -> Result<Simulation> {
+        let scene = &loaded.scene;
+        let liquid = build::liquid(scene);
+        let spacing = liquid.spacing;
+        let mut sim = Simulation::with_liquid(liquid, scene);
+        sim.bodies = build::bodies(loaded, spacing)?;
         sim.removed_inside_bodies =
             crate::coupling::inside::remove_liquid_inside(&mut sim.particles, &sim.bodies);
         if !sim.bodies.is_empty() {
-            let mut coupler = Coupler::new(&sim.bodies, &scene.coupling);
-            coupler.joints =
-                crate::joints::build_joints(&scene.joint, &scene.body, &sim.bodies, scene_file)?;
+            let mut coupler = Coupler::new(&sim.bodies, &build::coupling(&scene.coupling));
+            coupler.joints = build::joints(loaded, &sim.bodies)?;
             sim.coupler = Some(coupler);
             let p = &sim.liquid.params;
             sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);

@@ -118,7 +118,7 @@ pub fn run(
 ) -> Result<RunSummary> {
     let scene = &loaded.scene;
     let frames = opts.frames.unwrap_or(scene.time.frames);
-    let mut sim = Simulation::setup(scene, &loaded.file, opts.backend)?;
+    let mut sim = Simulation::setup(loaded, opts.backend)?;
     sim.liquid.update_densities(&mut sim.particles)?;
     let run_dir = RunDir::new(&opts.out);
     let mut writer = FrameWriter::new(&run_dir, initial_manifest(loaded, &sim, opts.backend))?;

@@ -67,9 +67,8 @@ pub fn run_scene_without_leaks(
         .join("scenes")
         .join(name);
     let loaded = scene::load(&file, sets).expect("the scene loads");
-    let mut sim =
-        sphrigid::sim::Simulation::setup(&loaded.scene, &file, sphrigid::backend::Backend::Cpu)
-            .expect("it sets up");
+    let mut sim = sphrigid::sim::Simulation::setup(&loaded, sphrigid::backend::Backend::Cpu)
+        .expect("it sets up");
     let check = LeakCheck::new(&sim.bodies);
     let spacing = sim.liquid.params.spacing as f64;
     for frame in 1..=frames {

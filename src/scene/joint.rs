@@ -1,14 +1,11 @@
-//! A joint as a scene file describes it (`[[joint]]` tables), its checks, and building the
-//! joint from the bodies at their starting poses.
-use super::joint::{Joint, JointKind};
-use crate::rigid::spec::SpecProblem;
-use crate::rigid::{BodySpec, RigidBody};
-use crate::scene::locate::KeyPath;
-use crate::scene::validate::Origin;
-use crate::{Error, Result};
-use glam::{DQuat, DVec3};
+//! The `[[joint]]` tables: a joint as a scene file describes it and its checks against the
+//! scene's bodies. `sim::build` turns a checked table into a `joints::Joint` once the bodies
+//! stand at their starting poses.
+use super::body::BodySpec;
+use super::locate::KeyPath;
+use super::problem::{Checked, fail, finite3};
+use glam::DVec3;
 use serde::{Deserialize, Serialize};
-use std::path::Path;
 
 /// The name that stands for the static world in a joint's `bodies`.
 pub const WORLD: &str = "world";
@@ -62,28 +59,18 @@ fn default_stabilization() -> f64 {
     1.0
 }
 
-fn problem<T>(key: &str, problem: String, fix: &str) -> std::result::Result<T, SpecProblem> {
-    Err(SpecProblem {
-        key: key.to_string(),
-        problem,
-        fix: fix.to_string(),
-    })
-}
-
-fn finite3(v: &[f64; 3]) -> bool {
-    v.iter().all(|x| x.is_finite())
-}
-
 impl JointSpec {
     /// The joint's name: its `name`, or `joint<index>`.
     pub fn name_or_default(&self, index: usize) -> String {
         self.name.clone().unwrap_or_else(|| format!("joint{index}"))
     }
 
-    /// Check every value that can be checked against the scene's body tables; the key named is
-    /// relative to the `[[joint]]` table (`bodies[1]`, `axis`, ...; empty for the table itself,
-    /// when a key is missing).
-    pub fn check(&self, bodies: &[BodySpec]) -> std::result::Result<(), SpecProblem> {
+    /// Check every value of the table found at `at` that can be checked against the scene's
+    /// body tables; a missing key is a problem of the table itself.
+    pub fn check(&self, at: &KeyPath, bodies: &[BodySpec]) -> Checked {
+        let problem = |key: &str, problem: String, fix: &str| -> Checked {
+            fail(key_path(at, key), problem, fix)
+        };
         if let Some(name) = &self.name
             && (name.is_empty()
                 || !name
@@ -149,7 +136,7 @@ impl JointSpec {
                 "link at least one body with dynamic = true",
             );
         }
-        let only = |key: &str, given: bool, kinds: &str| -> std::result::Result<(), SpecProblem> {
+        let only = |key: &str, given: bool, kinds: &str| -> Checked {
             if given {
                 problem(
                     key,
@@ -222,7 +209,7 @@ impl JointSpec {
                     only("axis", self.axis.is_some(), "hinge")?;
                     only("limits", self.limits.is_some(), "hinge")?;
                 } else {
-                    self.check_hinge()?;
+                    self.check_hinge(at)?;
                 }
             }
         }
@@ -236,7 +223,10 @@ impl JointSpec {
         Ok(())
     }
 
-    fn check_hinge(&self) -> std::result::Result<(), SpecProblem> {
+    fn check_hinge(&self, at: &KeyPath) -> Checked {
+        let problem = |key: &str, problem: String, fix: &str| -> Checked {
+            fail(key_path(at, key), problem, fix)
+        };
         match &self.axis {
             None => {
                 return problem(
@@ -279,161 +269,26 @@ impl JointSpec {
             JointType::Hinge => "hinge",
         }
     }
-
-    /// Build the joint from checked values and the bodies at their starting poses (`body_of`
-    /// maps a body name to its index). The anchors must lie on or near their bodies.
-    pub fn build(
-        &self,
-        index: usize,
-        bodies: &[RigidBody],
-        body_of: &dyn Fn(&str) -> Option<usize>,
-    ) -> std::result::Result<Joint, SpecProblem> {
-        let ends = [0, 1].map(|k| body_of(&self.bodies[k]));
-        let pose = |k: usize| {
-            ends[k].map_or((DVec3::ZERO, DQuat::IDENTITY), |b| {
-                (bodies[b].state.x, bodies[b].state.q)
-            })
-        };
-        let world_points = match (self.anchor, self.anchors) {
-            (Some(a), _) => [DVec3::from_array(a); 2],
-            (None, Some([a, b])) => [DVec3::from_array(a), DVec3::from_array(b)],
-            (None, None) => unreachable!("checked: every kind has its anchors"),
-        };
-        let key = if self.anchor.is_some() {
-            "anchor"
-        } else {
-            "anchors"
-        };
-        let mut anchors = [DVec3::ZERO; 2];
-        for k in 0..2 {
-            let (x, q) = pose(k);
-            anchors[k] = q.conjugate() * (world_points[k] - x);
-            if let Some(b) = ends[k] {
-                let key = if self.anchors.is_some() {
-                    format!("{key}[{k}]")
-                } else {
-                    key.to_string()
-                };
-                check_near(&bodies[b], anchors[k], world_points[k], &key)?;
-            }
-        }
-        let axis = self
-            .axis
-            .map_or(DVec3::Z, |a| DVec3::from_array(a).normalize());
-        let axes = [0, 1].map(|k| pose(k).1.conjugate() * axis);
-        let kind = match self.kind {
-            JointType::Distance => JointKind::Distance {
-                length: self
-                    .length
-                    .unwrap_or_else(|| (world_points[0] - world_points[1]).length()),
-            },
-            JointType::Ball => JointKind::Ball,
-            JointType::Hinge => JointKind::Hinge {
-                limits: self
-                    .limits
-                    .map(|[lo, hi]| (lo.to_radians(), hi.to_radians())),
-            },
-        };
-        Ok(Joint {
-            name: self.name_or_default(index),
-            kind,
-            ends,
-            anchors,
-            axes,
-            reference: pose(1).1.conjugate() * pose(0).1,
-            stabilization: self.stabilization,
-        })
-    }
 }
 
-/// An anchor (body frame `local`, world `world`) must lie within half the body's largest
-/// extent of its bounding box: further out it is most likely a mistyped coordinate.
-fn check_near(
-    body: &RigidBody,
-    local: DVec3,
-    world: DVec3,
-    key: &str,
-) -> std::result::Result<(), SpecProblem> {
-    let (lo, hi) = body.shape.bounds();
-    let outside = (lo - local).max(local - hi).max(DVec3::ZERO).length();
-    let reach = 0.5 * (hi - lo).max_element();
-    if outside > reach {
-        let (blo, bhi) = (
-            body.state.x + body.state.q * lo,
-            body.state.x + body.state.q * hi,
-        );
-        return problem(
-            key,
-            format!(
-                "{:?} lies {outside:.4} m outside body '{}' (its box spans {:?} to {:?} at time 0), more than half its size ({reach:.4} m)",
-                world.to_array(),
-                body.name,
-                blo.min(bhi).to_array(),
-                blo.max(bhi).to_array()
-            ),
-            "give the anchor in world coordinates at time 0, on or near the body",
-        );
-    }
-    Ok(())
-}
-
-/// Build every joint of a scene from the built bodies. Problems are input errors naming the
-/// scene file, the line of the key (read back from `scene_file`) and the fix.
-pub fn build_joints(
-    specs: &[JointSpec],
-    body_specs: &[BodySpec],
-    bodies: &[RigidBody],
-    scene_file: &Path,
-) -> Result<Vec<Joint>> {
-    let text = std::fs::read_to_string(scene_file).unwrap_or_default();
-    let origin = Origin {
-        file: scene_file,
-        text: &text,
-    };
-    let body_of = |name: &str| -> Option<usize> {
-        (name != WORLD)
-            .then(|| body_specs.iter().position(|b| b.name == name))
-            .flatten()
-    };
-    specs
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let at = |p: SpecProblem| -> Error {
-                let path = p
-                    .key
-                    .split('.')
-                    .fold(KeyPath::new().key("joint").index(i), |path, k| {
-                        key_with_index(path, k)
-                    });
-                origin.error(&path, &p.problem, &p.fix)
-            };
-            s.check(body_specs).map_err(at)?;
-            s.build(i, bodies, &body_of).map_err(at)
-        })
-        .collect()
-}
-
-/// Extend `path` by a key that may end in an index, `bodies[1]` or `anchors[0]`; an empty key
-/// is the table itself.
-pub fn key_with_index(path: KeyPath, key: &str) -> KeyPath {
+/// `at` extended by a key relative to a joint's table, which may end in an index
+/// (`bodies[1]`, `anchors[0]`); an empty key is the table itself.
+pub fn key_path(at: &KeyPath, key: &str) -> KeyPath {
     if key.is_empty() {
-        return path;
+        return at.clone();
     }
     match key.split_once('[') {
         Some((k, rest)) => match rest.trim_end_matches(']').parse::<usize>() {
-            Ok(i) => path.key(k).index(i),
-            Err(_) => path.key(key),
+            Ok(i) => at.key(k).index(i),
+            Err(_) => at.key(key),
         },
-        None => path.key(key),
+        None => at.key(key),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::joints::Pose;
-    use crate::rigid::{Primitive, Shape};
 
     fn bodies() -> Vec<BodySpec> {
         let text = r#"
@@ -515,66 +370,18 @@ mod tests {
                 "name",
             ),
         ] {
-            let p = spec(&text).check(&b).unwrap_err();
-            assert_eq!(p.key, key, "{text}");
+            let p = spec(&text).check(&KeyPath::new(), &b).unwrap_err();
+            assert_eq!(p.path.to_string(), key, "{text}");
             assert!(!p.fix.is_empty());
         }
         assert!(
             spec(&format!("{hinge}axis = [0, 0, 2]\nlimits = [-10, 20]\n"))
-                .check(&b)
+                .check(&KeyPath::new(), &b)
                 .is_ok()
         );
         assert!(
             toml::from_str::<JointSpec>("type = \"slider\"\nbodies = [\"gate\", \"world\"]\n")
                 .is_err()
         );
-    }
-
-    #[test]
-    fn anchors_and_axes_go_into_the_body_frames() {
-        let shape = Shape::Primitive(Primitive::Box {
-            size: DVec3::new(0.02, 0.2, 0.1),
-        });
-        let mut gate = RigidBody::new("gate", &shape, 500.0, 0.01).unwrap();
-        gate.state.x = DVec3::new(1.0, 0.0, 0.0);
-        gate.state.q = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
-        let bodies = [gate];
-        let of = |n: &str| (n == "gate").then_some(0);
-        let s = spec(
-            "type = \"hinge\"\nbodies = [\"gate\", \"world\"]\nanchor = [0.9, 0, 0.05]\naxis = [0, 0, 3]\nlimits = [-30, 60]\n",
-        );
-        let j = s.build(2, &bodies, &of).unwrap();
-        assert_eq!(j.name, "joint2");
-        assert_eq!(j.ends, [Some(0), None]);
-        // The world point (0.9, 0, 0.05) is (0, 0.1, 0.05) in the gate's frame: the middle of
-        // an edge. The world end keeps world coordinates.
-        assert!((j.anchors[0] - DVec3::new(0.0, 0.1, 0.05)).length() < 1e-12);
-        assert_eq!(j.anchors[1], DVec3::new(0.9, 0.0, 0.05));
-        assert!((j.axes[0] - DVec3::Z).length() < 1e-12);
-        assert_eq!(j.axes[1], DVec3::Z);
-        let poses = Pose::of_all(&bodies);
-        let e = j.error(&poses);
-        assert!(e.separation < 1e-15 && e.misalignment < 1e-15 && e.angle.abs() < 1e-15);
-        assert_eq!(
-            j.kind,
-            JointKind::Hinge {
-                limits: Some((-30f64.to_radians(), 60f64.to_radians()))
-            }
-        );
-        // Half the gate's largest extent (0.1 m) beyond its box is accepted; more is not.
-        let near = spec("type = \"ball\"\nbodies = [\"gate\", \"world\"]\nanchor = [1.19, 0, 0]\n");
-        assert!(near.build(0, &bodies, &of).is_ok());
-        let far = spec("type = \"ball\"\nbodies = [\"world\", \"gate\"]\nanchor = [1.25, 0, 0]\n");
-        let p = far.build(0, &bodies, &of).unwrap_err();
-        assert_eq!(p.key, "anchor");
-        assert!(p.problem.contains("outside body 'gate'"), "{}", p.problem);
-        let d = spec(
-            "type = \"distance\"\nbodies = [\"gate\", \"world\"]\nanchors = [[1, 0.1, 0], [1, 3, 0]]\n",
-        );
-        let j = d.build(0, &bodies, &of).unwrap();
-        let JointKind::Distance { length } = j.kind else {
-            panic!("a distance joint")
-        };
-        assert!((length - 2.9).abs() < 1e-12);
     }
 }

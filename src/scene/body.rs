@@ -1,13 +1,11 @@
-//! A body as a scene file describes it (`[[body]]` tables), its checks, and building the body.
-use super::body::RigidBody;
-use super::integrators::Integrator;
-use super::mesh::TriMesh;
-use super::primitives::Primitive;
-use super::shape::{MeshSolid, Shape};
-use crate::{Error, Result};
+//! The `[[body]]` tables: a body as a scene file describes it (shape, pose, material,
+//! integrator) and its checks. `sim::build` turns a checked table into a `rigid::RigidBody`.
+use super::locate::KeyPath;
+use super::problem::{Checked, Problem, fail, finite3};
+use crate::rigid::Integrator;
 use glam::{DQuat, DVec3};
 use serde::{Deserialize, Serialize};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// One `[[body]]` table. Unknown keys are rejected.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -137,18 +135,6 @@ pub struct OrientationSpec {
     pub quaternion: Option<[f64; 4]>,
 }
 
-/// A problem with one key of a body: the key (relative to the body's table), what is wrong and
-/// how to fix it. The scene's validation turns it into a message with the file and line.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SpecProblem {
-    /// Key path inside the `[[body]]` table, e.g. `shape.radius`.
-    pub key: String,
-    /// What is wrong.
-    pub problem: String,
-    /// How to fix it.
-    pub fix: String,
-}
-
 fn default_density() -> f64 {
     1000.0
 }
@@ -165,54 +151,56 @@ fn default_integrator() -> String {
     Integrator::default().name().to_string()
 }
 
-fn finite3(v: &[f64; 3]) -> bool {
-    v.iter().all(|x| x.is_finite())
-}
-
 impl OrientationSpec {
-    /// The rotation, or what is wrong with the table.
-    pub fn quat(&self) -> std::result::Result<DQuat, SpecProblem> {
-        let bad = |key: &str, problem: String, fix: &str| SpecProblem {
-            key: format!("orientation.{key}"),
-            problem,
-            fix: fix.to_string(),
-        };
+    /// The rotation, or what is wrong with the table found at `at`.
+    pub fn quat(&self, at: &KeyPath) -> Checked<DQuat> {
+        let bad = |key: &str, problem: String, fix: &str| Problem::new(at.key(key), problem, fix);
         match (self.axis, self.degrees, self.quaternion) {
             (Some(axis), Some(deg), None) => {
                 let a = DVec3::from_array(axis);
                 if !finite3(&axis) || a.length() == 0.0 {
-                    return Err(bad("axis", format!("{axis:?} is not a direction"), "give a non-zero axis such as [0, 0, 1]"));
+                    return Err(bad(
+                        "axis",
+                        format!("{axis:?} is not a direction"),
+                        "give a non-zero axis such as [0, 0, 1]",
+                    ));
                 }
                 if !deg.is_finite() {
-                    return Err(bad("degrees", format!("{deg} is not finite"), "give an angle in degrees"));
+                    return Err(bad(
+                        "degrees",
+                        format!("{deg} is not finite"),
+                        "give an angle in degrees",
+                    ));
                 }
                 Ok(DQuat::from_axis_angle(a.normalize(), deg.to_radians()))
             }
             (None, None, Some([w, x, y, z])) => {
                 let q = DQuat::from_xyzw(x, y, z, w);
                 if !q.is_finite() || (q.length() - 1.0).abs() > 1e-6 {
-                    return Err(bad("quaternion", format!("[{w}, {x}, {y}, {z}] is not a unit quaternion"), "give [w, x, y, z] with w^2 + x^2 + y^2 + z^2 = 1"));
+                    return Err(bad(
+                        "quaternion",
+                        format!("[{w}, {x}, {y}, {z}] is not a unit quaternion"),
+                        "give [w, x, y, z] with w^2 + x^2 + y^2 + z^2 = 1",
+                    ));
                 }
                 Ok(q.normalize())
             }
-            _ => Err(SpecProblem {
-                key: "orientation".into(),
-                problem: "needs either axis and degrees, or quaternion".into(),
-                fix: "write orientation = { axis = [0, 0, 1], degrees = 30 } or orientation = { quaternion = [1, 0, 0, 0] }".into(),
-            }),
+            _ => fail(
+                at.clone(),
+                "needs either axis and degrees, or quaternion",
+                "write orientation = { axis = [0, 0, 1], degrees = 30 } or orientation = { quaternion = [1, 0, 0, 0] }",
+            ),
         }
     }
 }
 
 impl BodySpec {
-    /// Check every value that can be checked without reading files.
-    pub fn check(&self) -> std::result::Result<(), SpecProblem> {
+    /// Check every value of the table found at `at` that can be checked without reading
+    /// files (a mesh file is read, and checked, when the body is built).
+    pub fn check(&self, at: &KeyPath) -> Checked {
         let bad = |key: &str, problem: String, fix: &str| {
-            Err(SpecProblem {
-                key: key.to_string(),
-                problem,
-                fix: fix.to_string(),
-            })
+            let path = key.split('.').fold(at.clone(), |p, k| p.key(k));
+            fail(path, problem, fix)
         };
         if self.name.is_empty()
             || !self
@@ -242,7 +230,7 @@ impl BodySpec {
                 "give the particle spacing in m, or leave it out",
             );
         }
-        let pos = |v: &[f64], key: &str| -> std::result::Result<(), SpecProblem> {
+        let pos = |v: &[f64], key: &str| -> Checked {
             if v.iter().all(|x| x.is_finite() && *x > 0.0) {
                 Ok(())
             } else {
@@ -291,7 +279,7 @@ impl BodySpec {
             );
         }
         if let Some(o) = &self.orientation {
-            o.quat()?;
+            o.quat(&at.key("orientation"))?;
         }
         if !self.dynamic {
             let moving = [
@@ -326,105 +314,6 @@ impl BodySpec {
         }
         Ok(())
     }
-
-    /// The shape in its own coordinates; meshes are read relative to `base_dir` and scaled.
-    pub fn shape(&self, base_dir: &Path) -> Result<Shape> {
-        let prim = match &self.shape {
-            ShapeSpec::Box { size } => Primitive::Box {
-                size: DVec3::from_array(*size),
-            },
-            ShapeSpec::Sphere { radius } => Primitive::Sphere { radius: *radius },
-            ShapeSpec::Cylinder { radius, height } => Primitive::Cylinder {
-                radius: *radius,
-                height: *height,
-            },
-            ShapeSpec::Cone { radius, height } => Primitive::Cone {
-                radius: *radius,
-                height: *height,
-            },
-            ShapeSpec::Ellipsoid { radii } => Primitive::Ellipsoid {
-                radii: DVec3::from_array(*radii),
-            },
-            ShapeSpec::Mesh { path, scale } => {
-                let file = base_dir.join(path);
-                let mut mesh = read_and_scale(&file, scale.vector())?;
-                mesh.validate(&file.display().to_string())?;
-                return Ok(Shape::Mesh(MeshSolid::new(mesh)));
-            }
-        };
-        prim.check(&format!("body '{}'", self.name))?;
-        Ok(Shape::Primitive(prim))
-    }
-
-    /// Build the body at its initial state. `default_spacing` is used when the table gives none
-    /// (the liquid's spacing); with neither, the spacing is the body's smallest extent / 20.
-    pub fn build(&self, base_dir: &Path, default_spacing: Option<f64>) -> Result<RigidBody> {
-        self.check().map_err(|p| {
-            Error::input(format!(
-                "body '{}': {}: {}; fix: {}",
-                self.name, p.key, p.problem, p.fix
-            ))
-        })?;
-        let shape = self.shape(base_dir)?;
-        let (lo, hi) = shape.bounds();
-        let spacing = self
-            .spacing
-            .or(default_spacing)
-            .unwrap_or_else(|| (hi - lo).min_element() / 20.0);
-        let mut body = RigidBody::new(&self.name, &shape, self.density, spacing)?;
-        let q = match &self.orientation {
-            Some(o) => o.quat().map_err(|p| {
-                Error::input(format!("body '{}': {}: {}", self.name, p.key, p.problem))
-            })?,
-            None => DQuat::IDENTITY,
-        };
-        // The shape's origin goes to `position`; the state tracks the centre of mass.
-        let com = shape.mass_properties(self.density).com;
-        body.state.q = q;
-        body.state.x = DVec3::from_array(self.position) + q * com;
-        body.dynamic = self.dynamic;
-        body.restitution = self.restitution;
-        body.friction = self.friction;
-        body.integrator = self.integrator.parse().map_err(Error::input)?;
-        if self.dynamic {
-            body.set_velocity(DVec3::from_array(self.velocity));
-            body.set_angular_velocity(DVec3::from_array(self.angular_velocity));
-            if let Some(h) = self.torque_impulse {
-                body.apply_angular_impulse(DVec3::from_array(h));
-            }
-        }
-        Ok(body)
-    }
-}
-
-/// Build every body of a scene; `scene_file` names the scene in messages and its directory
-/// anchors mesh paths; `default_spacing` is the liquid's spacing, if the scene has liquid.
-pub fn build_bodies(
-    specs: &[BodySpec],
-    scene_file: &Path,
-    default_spacing: Option<f64>,
-) -> Result<Vec<RigidBody>> {
-    let base = scene_file.parent().unwrap_or(Path::new(""));
-    specs
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            s.build(base, default_spacing).map_err(|e| match e {
-                Error::Input(m) => Error::input(format!(
-                    "{}: body[{i}] '{}': {m}",
-                    scene_file.display(),
-                    s.name
-                )),
-                other => other,
-            })
-        })
-        .collect()
-}
-
-fn read_and_scale(file: &Path, scale: DVec3) -> Result<TriMesh> {
-    let mut mesh = super::mesh::read(file)?;
-    mesh.transform(scale, DQuat::IDENTITY, DVec3::ZERO);
-    Ok(mesh)
 }
 
 #[cfg(test)]
@@ -433,29 +322,6 @@ mod tests {
 
     fn spec(text: &str) -> BodySpec {
         toml::from_str(text).unwrap()
-    }
-
-    #[test]
-    fn primitive_body_with_pose_and_impulse() {
-        let s = spec(
-            r#"
-            name = "brick"
-            shape = { type = "box", size = [1.0, 2.0, 3.0] }
-            density = 1.0
-            spacing = 0.25
-            position = [1, 2, 3]
-            orientation = { axis = [0, 0, 1], degrees = 90 }
-            angular_velocity = [0, 0, 1]
-            torque_impulse = [0, 0, 5]
-            integrator = "rk4"
-            "#,
-        );
-        let b = s.build(Path::new("."), None).unwrap();
-        assert_eq!(b.integrator, Integrator::Rk4);
-        assert!((b.state.x - DVec3::new(1.0, 2.0, 3.0)).length() < 1e-12);
-        // Izz of the 1 x 2 x 3 box is 5/12 * 6 = 2.5: L = 2.5 * 1 + 5.
-        assert!((b.state.l - DVec3::new(0.0, 0.0, 7.5)).length() < 1e-12);
-        assert!((b.state.q * DVec3::X - DVec3::Y).length() < 1e-12);
     }
 
     #[test]
@@ -480,12 +346,22 @@ mod tests {
             ("spacing = 0", "spacing"),
         ] {
             let s = spec(&format!("{base}{extra}\n"));
-            assert_eq!(s.check().unwrap_err().key, key, "{extra}");
+            assert_eq!(
+                s.check(&KeyPath::new()).unwrap_err().path.to_string(),
+                key,
+                "{extra}"
+            );
         }
         let s = spec("name = \"a b\"\nshape = { type = \"sphere\", radius = 0.5 }\n");
-        assert_eq!(s.check().unwrap_err().key, "name");
+        assert_eq!(
+            s.check(&KeyPath::new()).unwrap_err().path.to_string(),
+            "name"
+        );
         let s = spec("name = \"a\"\nshape = { type = \"cone\", radius = 0.5, height = -1 }\n");
-        assert_eq!(s.check().unwrap_err().key, "shape.height");
+        assert_eq!(
+            s.check(&KeyPath::new()).unwrap_err().path.to_string(),
+            "shape.height"
+        );
         assert!(
             toml::from_str::<BodySpec>(
                 "name = \"a\"\nshape = { type = \"sphere\", radius = 1 }\ncolour = 3\n"

@@ -1,0 +1,256 @@
+//! The liquid's tables: `[[liquid]]` blocks with their viscosity, the `[solver]` settings they
+//! share and the `[container]` that holds them, each with its checks.
+use super::locate::KeyPath;
+use super::problem::{Checked, fail, finite3};
+use serde::{Deserialize, Serialize};
+
+/// Solver settings shared by all liquid blocks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolverSpec {
+    /// Jacobi passes of double-density relaxation per step.
+    #[serde(default = "default_relaxation_passes")]
+    pub relaxation_passes: u32,
+    /// Courant number used to choose substeps when `time.substeps` is absent.
+    #[serde(default = "default_cfl")]
+    pub cfl: f64,
+}
+
+/// An axis-aligned box of static walls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Container {
+    /// Lower corner, m.
+    pub min: [f64; 3],
+    /// Upper corner, m.
+    pub max: [f64; 3],
+    /// Normal restitution of liquid against the walls, 0..1.
+    #[serde(default)]
+    pub restitution: f64,
+    /// Coulomb friction coefficient of liquid against the walls.
+    #[serde(default)]
+    pub friction: f64,
+}
+
+/// A box of liquid and the parameters of its particles.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiquidBlock {
+    /// Lower corner of the region filled, m.
+    pub min: [f64; 3],
+    /// Upper corner of the region filled, m.
+    pub max: [f64; 3],
+    /// Lattice spacing between particles, m (the particle diameter).
+    #[serde(default = "default_spacing")]
+    pub spacing: f64,
+    /// Rest density, kg/m^3; a particle's mass is density * spacing^3.
+    #[serde(default = "default_density")]
+    pub density: f64,
+    /// Pressure stiffness k in m^2/s^2 (about the squared speed of sound).
+    #[serde(default = "default_stiffness")]
+    pub stiffness: f64,
+    /// Near-pressure stiffness k_near in m^2/s^2 (keeps particles apart, gives surface tension).
+    #[serde(default = "default_near_stiffness")]
+    pub near_stiffness: f64,
+    /// Kernel radius h as a multiple of the spacing.
+    #[serde(default = "default_kernel_radius")]
+    pub kernel_radius: f64,
+    /// Keep negative pressures (Clavet's cohesion and surface tension, for goo and drops);
+    /// off clamps the pressure at zero, as water at these scales needs.
+    #[serde(default)]
+    pub cohesion: bool,
+    /// Initial velocity, m/s.
+    #[serde(default)]
+    pub velocity: [f64; 3],
+    /// Viscosity impulses.
+    #[serde(default)]
+    pub viscosity: Viscosity,
+}
+
+/// Clavet's viscosity impulse coefficients.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Viscosity {
+    /// Linear coefficient sigma, 1/s.
+    #[serde(default)]
+    pub sigma: f64,
+    /// Quadratic coefficient beta, 1/m.
+    #[serde(default)]
+    pub beta: f64,
+}
+
+fn default_relaxation_passes() -> u32 {
+    1
+}
+fn default_cfl() -> f64 {
+    0.4
+}
+fn default_spacing() -> f64 {
+    0.01
+}
+fn default_density() -> f64 {
+    1000.0
+}
+fn default_stiffness() -> f64 {
+    100.0
+}
+fn default_near_stiffness() -> f64 {
+    1.0
+}
+fn default_kernel_radius() -> f64 {
+    2.0
+}
+
+impl Default for SolverSpec {
+    fn default() -> Self {
+        SolverSpec {
+            relaxation_passes: default_relaxation_passes(),
+            cfl: default_cfl(),
+        }
+    }
+}
+
+impl SolverSpec {
+    /// Check the `[solver]` table found at `at`.
+    pub fn check(&self, at: &KeyPath) -> Checked {
+        if self.relaxation_passes == 0 {
+            return fail(at.key("relaxation_passes"), "0 passes", "use 1 or more");
+        }
+        if !(self.cfl.is_finite() && self.cfl > 0.0 && self.cfl <= 2.0) {
+            return fail(
+                at.key("cfl"),
+                format!("{} is outside (0, 2]", self.cfl),
+                "use a Courant number such as 0.4",
+            );
+        }
+        Ok(())
+    }
+}
+
+impl Container {
+    /// Check the `[container]` table found at `at`: a box, restitution and friction in range.
+    pub fn check(&self, at: &KeyPath) -> Checked {
+        let c = self;
+        if !finite3(&c.min) || !finite3(&c.max) || (0..3).any(|a| c.min[a] >= c.max[a]) {
+            return fail(
+                at.key("max"),
+                format!("min {:?} / max {:?} is not a box", c.min, c.max),
+                "give finite corners with min < max on every axis",
+            );
+        }
+        if !(c.restitution.is_finite() && (0.0..=1.0).contains(&c.restitution)) {
+            return fail(
+                at.key("restitution"),
+                format!("{} is outside [0, 1]", c.restitution),
+                "use a value between 0 and 1",
+            );
+        }
+        if !(c.friction.is_finite() && c.friction >= 0.0) {
+            return fail(
+                at.key("friction"),
+                format!("{} is negative or not finite", c.friction),
+                "use a friction coefficient >= 0",
+            );
+        }
+        Ok(())
+    }
+}
+
+impl LiquidBlock {
+    /// Check the block found at `at`: values in range, inside the `container` if any, and the
+    /// same spacing and kernel radius as the scene's `first` block.
+    pub fn check(
+        &self,
+        at: &KeyPath,
+        container: Option<&Container>,
+        first: &LiquidBlock,
+    ) -> Checked {
+        let (b, p) = (self, at);
+        if !(b.spacing.is_finite() && b.spacing > 0.0) {
+            return fail(
+                p.key("spacing"),
+                format!("{} is not a positive length", b.spacing),
+                "give the particle spacing in m, for example 0.01",
+            );
+        }
+        if !finite3(&b.min) || !finite3(&b.max) || (0..3).any(|a| b.max[a] - b.min[a] < b.spacing) {
+            return fail(
+                p.key("max"),
+                format!(
+                    "min {:?} / max {:?} holds no particle at spacing {}",
+                    b.min, b.max, b.spacing
+                ),
+                "give finite corners at least one spacing apart on every axis",
+            );
+        }
+        let positive = [
+            (
+                "density",
+                b.density,
+                "a rest density in kg/m^3, for example 1000",
+            ),
+            (
+                "kernel_radius",
+                b.kernel_radius - 1.0,
+                "a kernel radius above 1 spacing, for example 2",
+            ),
+        ];
+        for (key, v, fix) in positive {
+            if !(v.is_finite() && v > 0.0) {
+                let shown = if key == "kernel_radius" { v + 1.0 } else { v };
+                return fail(p.key(key), format!("{shown} is out of range"), fix);
+            }
+        }
+        let non_negative = [
+            (p.key("stiffness"), b.stiffness),
+            (p.key("near_stiffness"), b.near_stiffness),
+            (p.key("viscosity").key("sigma"), b.viscosity.sigma),
+            (p.key("viscosity").key("beta"), b.viscosity.beta),
+        ];
+        for (path, v) in non_negative {
+            if !(v.is_finite() && v >= 0.0) {
+                return fail(
+                    path,
+                    format!("{v} is negative or not finite"),
+                    "use a value >= 0",
+                );
+            }
+        }
+        if !finite3(&b.velocity) {
+            return fail(
+                p.key("velocity"),
+                format!("{:?} is not finite", b.velocity),
+                "give three numbers in m/s",
+            );
+        }
+        if let Some(c) = container {
+            let tol = 1e-9
+                * (1.0
+                    + c.max
+                        .iter()
+                        .chain(c.min.iter())
+                        .fold(0.0f64, |m, x| m.max(x.abs())));
+            if (0..3).any(|a| b.min[a] < c.min[a] - tol || b.max[a] > c.max[a] + tol) {
+                return fail(
+                    p.key("min"),
+                    format!(
+                        "the block {:?}..{:?} is not inside the container {:?}..{:?}",
+                        b.min, b.max, c.min, c.max
+                    ),
+                    "move the block inside the container or enlarge the container",
+                );
+            }
+        }
+        if b.spacing != first.spacing || b.kernel_radius != first.kernel_radius {
+            return fail(
+                p.key("spacing"),
+                format!(
+                    "spacing {} and kernel_radius {} differ from liquid[0]'s {} and {}",
+                    b.spacing, b.kernel_radius, first.spacing, first.kernel_radius
+                ),
+                "give every liquid block the same spacing and kernel_radius",
+            );
+        }
+        Ok(())
+    }
+}

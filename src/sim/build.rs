@@ -1,0 +1,455 @@
+//! The one step from a loaded scene to what the physics needs: liquid parameters, particles and
+//! time step, rigid bodies (meshes read from disk), joints and coupling parameters. Scene
+//! types stop here: liquid/, rigid/, joints/ and coupling/ see only what this module makes.
+use crate::coupling::penalty::PenaltyParams;
+use crate::coupling::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
+use crate::joints::{Joint, JointKind};
+use crate::liquid::params::{Phase, Walls, lattice_kernel_sums};
+use crate::liquid::{LatticeBlock, LiquidParams, Particles};
+use crate::rigid::{MeshSolid, Primitive, RigidBody, Shape, TriMesh};
+use crate::scene::body::{BodySpec, ShapeSpec};
+use crate::scene::joint::{JointSpec, JointType, WORLD};
+use crate::scene::locate::KeyPath;
+use crate::scene::problem::{Checked, fail};
+use crate::scene::{self, CouplingSpec, LoadedScene, Scene};
+use crate::{Error, Result};
+use glam::{DQuat, DVec3, Vec3A};
+use std::path::Path;
+
+/// The liquid of a scene, ready to step: its parameters, particles and steps per frame.
+#[derive(Debug, Clone)]
+pub struct LiquidSetup {
+    /// The liquid's lattice spacing, m (read here once; `None` without liquid).
+    pub spacing: Option<f64>,
+    /// The solver's parameters.
+    pub params: LiquidParams,
+    /// The particles at time 0, every block filled.
+    pub particles: Particles,
+    /// The largest stable step by the CFL condition, s (infinite without liquid).
+    pub stable_dt: f64,
+    /// Steps per frame.
+    pub substeps: u32,
+    /// Step size, s.
+    pub dt: f64,
+}
+
+/// The liquid of a validated scene: parameters, particles and time stepping.
+pub fn liquid(scene: &Scene) -> LiquidSetup {
+    // Every block has the first's spacing and kernel radius, as the scene's checks make sure.
+    let first = scene.liquid.first();
+    let spacing = first.map(|b| b.spacing);
+    let (s, ratio) = (
+        spacing.unwrap_or(0.01),
+        first.map_or(2.0, |b| b.kernel_radius),
+    );
+    let h = s * ratio;
+    let params = liquid_params(scene, s, ratio);
+    let blocks: Vec<LatticeBlock> = scene
+        .liquid
+        .iter()
+        .map(|b| LatticeBlock {
+            min: b.min,
+            max: b.max,
+            velocity: b.velocity,
+        })
+        .collect();
+    let particles = Particles::from_blocks(&blocks, s);
+    let stable_dt = stable_dt(scene, h);
+    let substeps = substeps(&scene.time, stable_dt);
+    let dt = 1.0 / (scene.time.fps * substeps as f64);
+    LiquidSetup {
+        spacing,
+        params,
+        particles,
+        stable_dt,
+        substeps,
+        dt,
+    }
+}
+
+/// The solver's parameters for liquid at `spacing` with a kernel radius of `ratio` spacings.
+fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
+    let h = spacing * ratio;
+    let (rho0, _) = lattice_kernel_sums(ratio);
+    let phases = scene
+        .liquid
+        .iter()
+        .map(|b| Phase {
+            mass: (b.density * spacing.powi(3)) as f32,
+            rest_density: b.density as f32,
+            k_eff: (b.stiffness / (rho0 * h)) as f32,
+            k_near_eff: (b.near_stiffness / (rho0 * h)) as f32,
+            cohesion: b.cohesion,
+            sigma: b.viscosity.sigma as f32,
+            beta: b.viscosity.beta as f32,
+        })
+        .collect();
+    let r = spacing / 2.0;
+    let walls = scene.container.as_ref().map(|c| Walls {
+        lo: Vec3A::from_array(c.min.map(|v| (v + r) as f32)),
+        hi: Vec3A::from_array(c.max.map(|v| (v - r) as f32)),
+        restitution: c.restitution as f32,
+        friction: c.friction as f32,
+    });
+    LiquidParams {
+        spacing: spacing as f32,
+        h: h as f32,
+        rho0: rho0 as f32,
+        gravity: Vec3A::from_array(scene.gravity.map(|v| v as f32)),
+        walls,
+        passes: scene.solver.relaxation_passes,
+        phases,
+    }
+}
+
+/// The largest stable step by the CFL condition for kernel radius `h`: `cfl h / (c + |v0|)`
+/// with `c = sqrt(k)`, and no more than `cfl / sigma` for the viscosity impulses.
+fn stable_dt(scene: &Scene, h: f64) -> f64 {
+    let mut dt = f64::INFINITY;
+    for b in &scene.liquid {
+        let c = b.stiffness.max(b.near_stiffness).sqrt();
+        let v0 = b.velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let g = scene.gravity.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let v_fall = (2.0 * g * (b.max[1] - b.min[1]).abs()).sqrt();
+        dt = dt.min(scene.solver.cfl * h / (c + v0 + v_fall).max(1e-12));
+        if b.viscosity.sigma > 0.0 {
+            dt = dt.min(scene.solver.cfl / b.viscosity.sigma);
+        }
+    }
+    dt
+}
+
+/// Steps per frame: the scene's `time.substeps`, else enough for `time.dt`, else enough for
+/// the stable step.
+fn substeps(time: &scene::TimeSpec, stable_dt: f64) -> u32 {
+    if let Some(n) = time.substeps {
+        return n;
+    }
+    let frame = 1.0 / time.fps;
+    if let Some(dt) = time.dt {
+        return (frame / dt - 1e-9).ceil().clamp(1.0, 1e6) as u32;
+    }
+    if stable_dt.is_finite() {
+        (frame / stable_dt).ceil().clamp(1.0, 1e6) as u32
+    } else {
+        1
+    }
+}
+
+/// The coupling's parameters from the scene's `[coupling]` table.
+pub fn coupling(spec: &CouplingSpec) -> CouplingParams {
+    CouplingParams {
+        method: match spec.method {
+            scene::CouplingMethod::Lcp => CouplingMethod::Lcp,
+            scene::CouplingMethod::Penalty => CouplingMethod::Penalty,
+        },
+        solver: match spec.solver {
+            scene::LcpSolverChoice::Structured => LcpSolverChoice::Structured,
+            scene::LcpSolverChoice::Dantzig => LcpSolverChoice::Dantzig,
+            scene::LcpSolverChoice::Lemke => LcpSolverChoice::Lemke,
+        },
+        on_failure: match spec.on_failure {
+            scene::OnLcpFailure::Stop => OnLcpFailure::Stop,
+            scene::OnLcpFailure::Penalty => OnLcpFailure::Penalty,
+        },
+        liquid_restitution: spec.liquid_restitution,
+        penalty: PenaltyParams {
+            stiffness: spec.penalty_stiffness,
+            contact_steps: spec.penalty_contact_steps,
+            damping: spec.penalty_damping,
+            liquid_friction: spec.liquid_friction,
+        },
+    }
+}
+
+/// Every body of a loaded scene at its initial state; mesh paths are relative to the scene
+/// file, and `default_spacing` (the liquid's spacing, if the scene has liquid) samples bodies
+/// whose table gives none. Problems name the scene file and the body.
+pub fn bodies(loaded: &LoadedScene, default_spacing: Option<f64>) -> Result<Vec<RigidBody>> {
+    let base = loaded.base_dir();
+    loaded
+        .scene
+        .body
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            body(s, &base, default_spacing).map_err(|e| match e {
+                Error::Input(m) => Error::input(format!(
+                    "{}: body[{i}] '{}': {m}",
+                    loaded.file.display(),
+                    s.name
+                )),
+                other => other,
+            })
+        })
+        .collect()
+}
+
+/// The shape of a checked body table in its own coordinates; meshes are read relative to
+/// `base_dir` and scaled.
+pub fn shape(spec: &BodySpec, base_dir: &Path) -> Result<Shape> {
+    let prim = match &spec.shape {
+        ShapeSpec::Box { size } => Primitive::Box {
+            size: DVec3::from_array(*size),
+        },
+        ShapeSpec::Sphere { radius } => Primitive::Sphere { radius: *radius },
+        ShapeSpec::Cylinder { radius, height } => Primitive::Cylinder {
+            radius: *radius,
+            height: *height,
+        },
+        ShapeSpec::Cone { radius, height } => Primitive::Cone {
+            radius: *radius,
+            height: *height,
+        },
+        ShapeSpec::Ellipsoid { radii } => Primitive::Ellipsoid {
+            radii: DVec3::from_array(*radii),
+        },
+        ShapeSpec::Mesh { path, scale } => {
+            let file = base_dir.join(path);
+            let mut mesh = read_and_scale(&file, scale.vector())?;
+            mesh.validate(&file.display().to_string())?;
+            return Ok(Shape::Mesh(MeshSolid::new(mesh)));
+        }
+    };
+    prim.check(&format!("body '{}'", spec.name))?;
+    Ok(Shape::Primitive(prim))
+}
+
+/// A checked body table's body at its initial state. `default_spacing` is used when the
+/// table gives none (the liquid's spacing); with neither, the spacing is the body's smallest
+/// extent / 20.
+pub fn body(spec: &BodySpec, base_dir: &Path, default_spacing: Option<f64>) -> Result<RigidBody> {
+    let shape = shape(spec, base_dir)?;
+    let (lo, hi) = shape.bounds();
+    let spacing = spec
+        .spacing
+        .or(default_spacing)
+        .unwrap_or_else(|| (hi - lo).min_element() / 20.0);
+    let mut body = RigidBody::new(&spec.name, &shape, spec.density, spacing)?;
+    let q = match &spec.orientation {
+        Some(o) => o.quat(&KeyPath::new().key("orientation")).map_err(|p| {
+            Error::input(format!("body '{}': {}: {}", spec.name, p.path, p.problem))
+        })?,
+        None => DQuat::IDENTITY,
+    };
+    // The shape's origin goes to `position`; the state tracks the centre of mass.
+    let com = shape.mass_properties(spec.density).com;
+    body.state.q = q;
+    body.state.x = DVec3::from_array(spec.position) + q * com;
+    body.dynamic = spec.dynamic;
+    body.restitution = spec.restitution;
+    body.friction = spec.friction;
+    body.integrator = spec.integrator.parse().map_err(Error::input)?;
+    if spec.dynamic {
+        body.set_velocity(DVec3::from_array(spec.velocity));
+        body.set_angular_velocity(DVec3::from_array(spec.angular_velocity));
+        if let Some(h) = spec.torque_impulse {
+            body.apply_angular_impulse(DVec3::from_array(h));
+        }
+    }
+    Ok(body)
+}
+
+fn read_and_scale(file: &Path, scale: DVec3) -> Result<TriMesh> {
+    let mut mesh = crate::rigid::mesh::read(file)?;
+    mesh.transform(scale, DQuat::IDENTITY, DVec3::ZERO);
+    Ok(mesh)
+}
+
+/// Every joint of a loaded scene from its built bodies. Problems are input errors naming the
+/// scene file, the line of the key (found in the loaded text) and the fix.
+pub fn joints(loaded: &LoadedScene, bodies: &[RigidBody]) -> Result<Vec<Joint>> {
+    let body_specs = &loaded.scene.body;
+    let body_of = |name: &str| -> Option<usize> {
+        (name != WORLD)
+            .then(|| body_specs.iter().position(|b| b.name == name))
+            .flatten()
+    };
+    loaded
+        .scene
+        .joint
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let at = KeyPath::new().key("joint").index(i);
+            s.check(&at, body_specs)
+                .and_then(|()| joint(s, i, bodies, &body_of, &at))
+                .map_err(|p| p.to_error(&loaded.file, &loaded.text))
+        })
+        .collect()
+}
+
+/// The joint of a checked table found at `at` (the `index`th), from the bodies at their
+/// starting poses (`body_of` maps a body name to its index). The anchors must lie on or near
+/// their bodies.
+pub fn joint(
+    spec: &JointSpec,
+    index: usize,
+    bodies: &[RigidBody],
+    body_of: &dyn Fn(&str) -> Option<usize>,
+    at: &KeyPath,
+) -> Checked<Joint> {
+    let ends = [0, 1].map(|k| body_of(&spec.bodies[k]));
+    let pose = |k: usize| {
+        ends[k].map_or((DVec3::ZERO, DQuat::IDENTITY), |b| {
+            (bodies[b].state.x, bodies[b].state.q)
+        })
+    };
+    let world_points = match (spec.anchor, spec.anchors) {
+        (Some(a), _) => [DVec3::from_array(a); 2],
+        (None, Some([a, b])) => [DVec3::from_array(a), DVec3::from_array(b)],
+        (None, None) => unreachable!("checked: every kind has its anchors"),
+    };
+    let mut anchors = [DVec3::ZERO; 2];
+    for k in 0..2 {
+        let (x, q) = pose(k);
+        anchors[k] = q.conjugate() * (world_points[k] - x);
+        if let Some(b) = ends[k] {
+            let key = if spec.anchor.is_some() {
+                "anchor"
+            } else {
+                "anchors"
+            };
+            let path = match spec.anchors {
+                Some(_) => at.key(key).index(k),
+                None => at.key(key),
+            };
+            check_near(&bodies[b], anchors[k], world_points[k], path)?;
+        }
+    }
+    let axis = spec
+        .axis
+        .map_or(DVec3::Z, |a| DVec3::from_array(a).normalize());
+    let axes = [0, 1].map(|k| pose(k).1.conjugate() * axis);
+    let kind = match spec.kind {
+        JointType::Distance => JointKind::Distance {
+            length: spec
+                .length
+                .unwrap_or_else(|| (world_points[0] - world_points[1]).length()),
+        },
+        JointType::Ball => JointKind::Ball,
+        JointType::Hinge => JointKind::Hinge {
+            limits: spec
+                .limits
+                .map(|[lo, hi]| (lo.to_radians(), hi.to_radians())),
+        },
+    };
+    Ok(Joint {
+        name: spec.name_or_default(index),
+        kind,
+        ends,
+        anchors,
+        axes,
+        reference: pose(1).1.conjugate() * pose(0).1,
+        stabilization: spec.stabilization,
+    })
+}
+
+/// An anchor (body frame `local`, world `world`, key `path`) must lie within half the body's
+/// largest extent of its bounding box: further out it is most likely a mistyped coordinate.
+fn check_near(body: &RigidBody, local: DVec3, world: DVec3, path: KeyPath) -> Checked {
+    let (lo, hi) = body.shape.bounds();
+    let outside = (lo - local).max(local - hi).max(DVec3::ZERO).length();
+    let reach = 0.5 * (hi - lo).max_element();
+    if outside > reach {
+        let (blo, bhi) = (
+            body.state.x + body.state.q * lo,
+            body.state.x + body.state.q * hi,
+        );
+        return fail(
+            path,
+            format!(
+                "{:?} lies {outside:.4} m outside body '{}' (its box spans {:?} to {:?} at time 0), more than half its size ({reach:.4} m)",
+                world.to_array(),
+                body.name,
+                blo.min(bhi).to_array(),
+                blo.max(bhi).to_array()
+            ),
+            "give the anchor in world coordinates at time 0, on or near the body",
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::joints::Pose;
+    use crate::rigid::Integrator;
+
+    fn spec(text: &str) -> JointSpec {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn primitive_body_with_pose_and_impulse() {
+        let s: BodySpec = toml::from_str(
+            r#"
+            name = "brick"
+            shape = { type = "box", size = [1.0, 2.0, 3.0] }
+            density = 1.0
+            spacing = 0.25
+            position = [1, 2, 3]
+            orientation = { axis = [0, 0, 1], degrees = 90 }
+            angular_velocity = [0, 0, 1]
+            torque_impulse = [0, 0, 5]
+            integrator = "rk4"
+            "#,
+        )
+        .unwrap();
+        let b = body(&s, Path::new("."), None).unwrap();
+        assert_eq!(b.integrator, Integrator::Rk4);
+        assert!((b.state.x - DVec3::new(1.0, 2.0, 3.0)).length() < 1e-12);
+        // Izz of the 1 x 2 x 3 box is 5/12 * 6 = 2.5: L = 2.5 * 1 + 5.
+        assert!((b.state.l - DVec3::new(0.0, 0.0, 7.5)).length() < 1e-12);
+        assert!((b.state.q * DVec3::X - DVec3::Y).length() < 1e-12);
+    }
+
+    #[test]
+    fn anchors_and_axes_go_into_the_body_frames() {
+        let shape = Shape::Primitive(Primitive::Box {
+            size: DVec3::new(0.02, 0.2, 0.1),
+        });
+        let mut gate = RigidBody::new("gate", &shape, 500.0, 0.01).unwrap();
+        gate.state.x = DVec3::new(1.0, 0.0, 0.0);
+        gate.state.q = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2);
+        let bodies = [gate];
+        let of = |n: &str| (n == "gate").then_some(0);
+        let s = spec(
+            "type = \"hinge\"\nbodies = [\"gate\", \"world\"]\nanchor = [0.9, 0, 0.05]\naxis = [0, 0, 3]\nlimits = [-30, 60]\n",
+        );
+        let j = joint(&s, 2, &bodies, &of, &KeyPath::new()).unwrap();
+        assert_eq!(j.name, "joint2");
+        assert_eq!(j.ends, [Some(0), None]);
+        // The world point (0.9, 0, 0.05) is (0, 0.1, 0.05) in the gate's frame: the middle of
+        // an edge. The world end keeps world coordinates.
+        assert!((j.anchors[0] - DVec3::new(0.0, 0.1, 0.05)).length() < 1e-12);
+        assert_eq!(j.anchors[1], DVec3::new(0.9, 0.0, 0.05));
+        assert!((j.axes[0] - DVec3::Z).length() < 1e-12);
+        assert_eq!(j.axes[1], DVec3::Z);
+        let poses = Pose::of_all(&bodies);
+        let e = j.error(&poses);
+        assert!(e.separation < 1e-15 && e.misalignment < 1e-15 && e.angle.abs() < 1e-15);
+        assert_eq!(
+            j.kind,
+            JointKind::Hinge {
+                limits: Some((-30f64.to_radians(), 60f64.to_radians()))
+            }
+        );
+        // Half the gate's largest extent (0.1 m) beyond its box is accepted; more is not.
+        let near = spec("type = \"ball\"\nbodies = [\"gate\", \"world\"]\nanchor = [1.19, 0, 0]\n");
+        assert!(joint(&near, 0, &bodies, &of, &KeyPath::new()).is_ok());
+        let far = spec("type = \"ball\"\nbodies = [\"world\", \"gate\"]\nanchor = [1.25, 0, 0]\n");
+        let p = joint(&far, 0, &bodies, &of, &KeyPath::new()).unwrap_err();
+        assert_eq!(p.path.to_string(), "anchor");
+        assert!(p.problem.contains("outside body 'gate'"), "{}", p.problem);
+        let d = spec(
+            "type = \"distance\"\nbodies = [\"gate\", \"world\"]\nanchors = [[1, 0.1, 0], [1, 3, 0]]\n",
+        );
+        let j = joint(&d, 0, &bodies, &of, &KeyPath::new()).unwrap();
+        let JointKind::Distance { length } = j.kind else {
+            panic!("a distance joint")
+        };
+        assert!((length - 2.9).abs() < 1e-12);
+    }
+}
