@@ -127,7 +127,7 @@ fn every_failure_is_solved_or_proven_infeasible() {
                 max_abs(&my)
             );
             assert!(qy < -1e-8 * qscale * ys, "{file}: q.y = {qy:e}");
-            for (method, sol) in [("structured", &s), ("dantzig", &d)] {
+            for (method, sol) in [("block_pivot", &s), ("dantzig", &d)] {
                 assert_eq!(sol.outcome, Outcome::Ray, "{file} {method}");
                 assert!(
                     sol.pivots <= 4 * n,
@@ -137,7 +137,7 @@ fn every_failure_is_solved_or_proven_infeasible() {
             }
             continue;
         }
-        for (method, sol) in [("structured", &s), ("dantzig", &d)] {
+        for (method, sol) in [("block_pivot", &s), ("dantzig", &d)] {
             assert_eq!(sol.outcome, Outcome::Solved, "{file} {method}");
             let r = sol.residuals;
             assert!(r.relative() <= RESIDUAL, "{file} {method}: residuals {r:?}");

@@ -354,7 +354,7 @@ impl Coupler {
             return Ok(Vec::new());
         }
         let sol = match self.solver {
-            LcpSolverChoice::Structured => lcp::block_pivot(&problem, &self.options),
+            LcpSolverChoice::BlockPivot => lcp::block_pivot(&problem, &self.options),
             LcpSolverChoice::Dantzig => lcp::dantzig(&problem.to_dense(), &self.options),
             LcpSolverChoice::Lemke => lcp::lemke(&problem.to_dense(), &self.options),
         };

@@ -18,7 +18,7 @@ pub enum CouplingMethod {
 pub enum LcpSolverChoice {
     /// Block pivoting on the structured form (fast, exact).
     #[default]
-    Structured,
+    BlockPivot,
     /// Dantzig principal pivoting on the dense matrix (reference; boxed rows allowed).
     Dantzig,
     /// Lemke's method on the dense matrix (reference; no friction).

@@ -21,9 +21,10 @@ pub enum CouplingMethod {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LcpSolverChoice {
-    /// Block pivoting on the structured form (fast, exact).
+    /// Block pivoting on the structured form (fast, exact); `"structured"` is its former name.
     #[default]
-    Structured,
+    #[serde(alias = "structured")]
+    BlockPivot,
     /// Dantzig principal pivoting on the dense matrix (reference; boxed rows allowed).
     Dantzig,
     /// Lemke's method on the dense matrix (reference; no friction).
@@ -48,7 +49,7 @@ pub struct CouplingSpec {
     /// `"lcp"` or `"penalty"`.
     #[serde(default)]
     pub method: CouplingMethod,
-    /// LCP solver: `"structured"`, `"dantzig"` or `"lemke"`.
+    /// LCP solver: `"block_pivot"`, `"dantzig"` or `"lemke"`.
     #[serde(default)]
     pub solver: LcpSolverChoice,
     /// What an unsolved LCP does: `"stop"` or `"penalty"`.
@@ -164,5 +165,36 @@ impl CouplingSpec {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LcpSolverChoice;
+    use std::path::Path;
+
+    fn solver(text: &str) -> LcpSolverChoice {
+        let scene = format!(
+            "[[liquid]]\nmin = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\nspacing = 0.01\n[coupling]\n{text}\n"
+        );
+        crate::scene::parse(scene, Path::new("s.toml"), &[])
+            .expect("the scene parses")
+            .scene
+            .coupling
+            .solver
+    }
+
+    #[test]
+    fn the_block_pivoting_solver_is_read_by_its_name_and_its_former_name() {
+        assert_eq!(solver(""), LcpSolverChoice::BlockPivot);
+        assert_eq!(
+            solver("solver = \"block_pivot\""),
+            LcpSolverChoice::BlockPivot
+        );
+        assert_eq!(
+            solver("solver = \"structured\""),
+            LcpSolverChoice::BlockPivot
+        );
+        assert_eq!(solver("solver = \"dantzig\""), LcpSolverChoice::Dantzig);
     }
 }

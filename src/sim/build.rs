@@ -144,7 +144,7 @@ pub fn coupling(spec: &CouplingSpec) -> CouplingParams {
             scene::CouplingMethod::Penalty => CouplingMethod::Penalty,
         },
         solver: match spec.solver {
-            scene::LcpSolverChoice::Structured => LcpSolverChoice::Structured,
+            scene::LcpSolverChoice::BlockPivot => LcpSolverChoice::BlockPivot,
             scene::LcpSolverChoice::Dantzig => LcpSolverChoice::Dantzig,
             scene::LcpSolverChoice::Lemke => LcpSolverChoice::Lemke,
         },
