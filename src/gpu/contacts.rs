@@ -6,18 +6,10 @@ use super::GpuLiquidSolver;
 use super::buffers::{self, check_fits};
 use super::kernel::Kernel;
 use crate::liquid::Particles;
+pub use crate::liquid::backend::BodyParticle;
 use crate::liquid::grid::Grid;
 use crate::{Error, Result};
 use glam::Vec3A;
-
-/// A sphere of a rigid body's clump.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BodyParticle {
-    /// Centre, m.
-    pub pos: Vec3A,
-    /// Radius, m.
-    pub radius: f32,
-}
 
 /// A liquid particle touching a body particle.
 #[derive(Debug, Clone, Copy, PartialEq)]

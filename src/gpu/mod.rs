@@ -34,6 +34,7 @@ pub mod count;
 pub mod density;
 pub mod impulses;
 pub mod kernel;
+pub mod liquid;
 pub mod prefix_sum;
 pub mod push_out;
 pub mod relaxation;
@@ -45,23 +46,14 @@ pub mod walls;
 use crate::liquid::boundary::{BoundaryGrid, BoundaryParticles, WALL_TABLE_SAMPLES, WallKernel};
 use crate::liquid::grid::{Grid, MAX_CELLS};
 use crate::liquid::{LiquidParams, Particles};
+pub use crate::timing::Timing;
 use crate::timing::{Phase, PhaseTimes};
 use crate::{Error, Result};
 use buffers::{BoundaryBuffers, GpuParams, GpuPhase, LiquidBuffers};
 use context::GpuContext;
 use glam::Vec3A;
+pub use liquid::GpuLiquid;
 use std::time::Instant;
-
-/// How a step is timed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Timing {
-    /// Not at all: one submission per step.
-    Off,
-    /// Wall-clock time of each phase, submitted and waited for on its own.
-    Wall,
-    /// GPU timestamps at the start and end of each phase's compute pass.
-    Timestamps,
-}
 
 /// The compiled passes.
 #[derive(Debug)]
