@@ -29,7 +29,7 @@
 //! Besides the passes: `solver` holds the [`GpuLiquidSolver`] (buffers, uploads, the step's
 //! orchestration), `recording` records each phase, `timing` times them, `readback` reads
 //! results back, `single_pass` runs one phase alone (the per-pass tests' hooks), `grid_spec`
-//! places the grid, and `liquid` implements the [`crate::liquid::Liquid`] interface
+//! places the grid, `exchange` answers the coupling (pairs down, impulses and push-outs up), and `liquid` implements the [`crate::liquid::Liquid`] interface
 //! ([`GpuLiquid`]). This module imports `liquid/` and never the reverse.
 pub mod boundary_grid;
 pub mod buffers;
@@ -38,6 +38,7 @@ pub mod contacts;
 pub mod context;
 pub mod count;
 pub mod density;
+pub mod exchange;
 pub mod grid_spec;
 pub mod impulses;
 pub mod kernel;

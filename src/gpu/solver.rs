@@ -344,6 +344,21 @@ impl GpuLiquidSolver {
         Ok(())
     }
 
+    /// Record one phase of a step with `rec` (`f` records it and returns the cursor after it,
+    /// if it moves).
+    fn phase(
+        &mut self,
+        rec: &mut Recorder,
+        phase: Phase,
+        f: impl FnOnce(&Self, &mut wgpu::ComputePass<'_>) -> Option<Cursor>,
+    ) -> Result<()> {
+        let next = rec.phase(&self.ctx, self.stamps.as_ref(), phase, |p| f(self, p))?;
+        if let Some(c) = next {
+            self.cur = c;
+        }
+        Ok(())
+    }
+
     /// Advance the particles by `dt`, in the CPU step's order. `timing` says how the phases
     /// are timed into `times`.
     pub fn step(&mut self, dt: f32, timing: Timing, times: &mut PhaseTimes) -> Result<()> {
@@ -366,40 +381,42 @@ impl GpuLiquidSolver {
             (t, _) => t,
         };
         let viscous = crate::liquid::viscosity::any_viscosity(&self.params);
-        let mut rec = Recorder::new(self, timing);
-        rec.phase(self, Phase::Integrate, |s, p| {
+        let mut rec = Recorder::new(&self.ctx, timing);
+        self.phase(&mut rec, Phase::Integrate, |s, p| {
             s.rec_gravity(p);
             None
         })?;
         if viscous {
-            rec.phase(self, Phase::Viscosity, |s, p| Some(s.rec_viscosity(p)))?;
+            self.phase(&mut rec, Phase::Viscosity, |s, p| Some(s.rec_viscosity(p)))?;
         }
-        rec.phase(self, Phase::Grid, |s, p| Some(s.rec_grid(p)))?;
+        self.phase(&mut rec, Phase::Grid, |s, p| Some(s.rec_grid(p)))?;
         if !self.boundary_binned {
-            rec.phase(self, Phase::Grid, |s, p| {
+            self.phase(&mut rec, Phase::Grid, |s, p| {
                 s.rec_boundary_grid(p);
                 None
             })?;
             self.boundary_binned = true;
         }
         for _ in 0..self.params.passes {
-            rec.phase(self, Phase::Density, |s, p| {
+            self.phase(&mut rec, Phase::Density, |s, p| {
                 s.rec_density(p);
                 None
             })?;
-            rec.phase(self, Phase::Relaxation, |s, p| Some(s.rec_relaxation(p)))?;
+            self.phase(&mut rec, Phase::Relaxation, |s, p| {
+                Some(s.rec_relaxation(p))
+            })?;
         }
         if self.params.walls.is_some() {
-            rec.phase(self, Phase::Collisions, |s, p| {
+            self.phase(&mut rec, Phase::Collisions, |s, p| {
                 s.rec_walls(p);
                 None
             })?;
         }
-        rec.phase(self, Phase::Integrate, |s, p| {
+        self.phase(&mut rec, Phase::Integrate, |s, p| {
             s.rec_update(p);
             None
         })?;
-        rec.finish(self, times)?;
+        rec.finish(&self.ctx, self.stamps.as_ref(), times)?;
         self.has_grid = true;
         Ok(())
     }

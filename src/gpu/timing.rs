@@ -1,8 +1,7 @@
 //! Timing the GPU step: a [`Recorder`] records the phases into one submission, or one per
 //! phase with wall times, or with timestamp queries around each phase's compute pass.
-use super::GpuLiquidSolver;
 use super::buffers;
-use super::solver::Cursor;
+use super::context::GpuContext;
 use crate::Result;
 use crate::timing::{Phase, PhaseTimes, Timing};
 use std::time::Instant;
@@ -26,27 +25,28 @@ pub(super) struct Recorder {
 
 impl Recorder {
     /// A recorder of one step of `s`, timed as `timing` says.
-    pub(super) fn new(s: &GpuLiquidSolver, timing: Timing) -> Recorder {
+    pub(super) fn new(ctx: &GpuContext, timing: Timing) -> Recorder {
         Recorder {
-            enc: Some(s.ctx.device.create_command_encoder(&Default::default())),
+            enc: Some(ctx.device.create_command_encoder(&Default::default())),
             timing,
             stamped: Vec::new(),
             wall: Vec::new(),
         }
     }
 
-    /// Record one phase (`f` records its passes and returns the cursor after them, if it
-    /// moves), timed as the recorder says.
-    pub(super) fn phase(
+    /// Record one phase into a compute pass of its own (`f` records its dispatches), timed as
+    /// the recorder says; returns what `f` returns.
+    pub(super) fn phase<T>(
         &mut self,
-        s: &mut GpuLiquidSolver,
+        ctx: &GpuContext,
+        stamps: Option<&Stamps>,
         phase: Phase,
-        f: impl FnOnce(&GpuLiquidSolver, &mut wgpu::ComputePass<'_>) -> Option<Cursor>,
-    ) -> Result<()> {
+        f: impl FnOnce(&mut wgpu::ComputePass<'_>) -> T,
+    ) -> Result<T> {
         let t = Instant::now();
         let enc = self.enc.as_mut().expect("an open encoder");
         let next = {
-            let stamps = match (self.timing, &s.stamps) {
+            let stamps = match (self.timing, stamps) {
                 (Timing::Timestamps, Some(st))
                     if (self.stamped.len() as u32 + 1) * 2 <= st.capacity =>
                 {
@@ -64,27 +64,29 @@ impl Recorder {
                 label: Some(phase.name()),
                 timestamp_writes: stamps,
             });
-            f(s, &mut pass)
+            f(&mut pass)
         };
-        if let Some(c) = next {
-            s.cur = c;
-        }
         if self.timing == Timing::Wall {
             let enc = self.enc.take().expect("an open encoder");
-            s.ctx.queue.submit([enc.finish()]);
-            s.ctx.wait()?;
-            self.enc = Some(s.ctx.device.create_command_encoder(&Default::default()));
+            ctx.queue.submit([enc.finish()]);
+            ctx.wait()?;
+            self.enc = Some(ctx.device.create_command_encoder(&Default::default()));
             // Wall time of this phase: recording, submission and execution.
             self.wall.push((phase, t.elapsed()));
         }
-        Ok(())
+        Ok(next)
     }
 
     /// Submit what is left and add the phases' times to `times`.
-    pub(super) fn finish(mut self, s: &GpuLiquidSolver, times: &mut PhaseTimes) -> Result<()> {
+    pub(super) fn finish(
+        mut self,
+        ctx: &GpuContext,
+        stamps: Option<&Stamps>,
+        times: &mut PhaseTimes,
+    ) -> Result<()> {
         let mut enc = self.enc.take().expect("an open encoder");
         let stamped = std::mem::take(&mut self.stamped);
-        let resolved = match (&s.stamps, stamped.is_empty()) {
+        let resolved = match (stamps, stamped.is_empty()) {
             (Some(st), false) => {
                 let count = stamped.len() as u32 * 2;
                 enc.resolve_query_set(&st.set, 0..count, &st.resolve, 0);
@@ -92,19 +94,19 @@ impl Recorder {
             }
             _ => None,
         };
-        s.ctx.queue.submit([enc.finish()]);
+        ctx.queue.submit([enc.finish()]);
         for (phase, d) in self.wall.drain(..) {
             times.add(phase, d);
         }
         if let Some((st, count)) = resolved {
-            let ticks: Vec<u64> = buffers::read(&s.ctx, &st.resolve, count as usize)?;
-            let period = s.ctx.queue.get_timestamp_period() as f64;
+            let ticks: Vec<u64> = buffers::read(ctx, &st.resolve, count as usize)?;
+            let period = ctx.queue.get_timestamp_period() as f64;
             for (k, phase) in stamped.iter().enumerate() {
                 let ns = ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * period;
                 times.add(*phase, std::time::Duration::from_nanos(ns as u64));
             }
         } else {
-            let _ = s.ctx.device.poll(wgpu::PollType::Poll);
+            let _ = ctx.device.poll(wgpu::PollType::Poll);
         }
         Ok(())
     }
