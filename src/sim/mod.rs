@@ -91,13 +91,6 @@ impl Simulation {
         sim.bodies = crate::rigid::spec::build_bodies(&scene.body, scene_file, spacing)?;
         sim.removed_inside_bodies =
             crate::coupling::inside::remove_liquid_inside(sim.liquid.particles_mut(), &sim.bodies);
-        if backend == Backend::Gpu {
-            let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
-                Error::input("--backend gpu: no GPU adapter found; fix: use --backend cpu or auto")
-            })?;
-            let (params, particles) = (sim.liquid.params(), sim.liquid.particles());
-            sim.liquid = Box::new(GpuLiquid::new(ctx, params.clone(), particles.clone())?);
-        }
         if !sim.bodies.is_empty() {
             let mut coupler = Coupler::new(&sim.bodies, &scene.coupling);
             coupler.joints =
@@ -105,6 +98,16 @@ impl Simulation {
             sim.coupler = Some(coupler);
             let p = sim.liquid.params();
             sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
+        }
+        if backend == Backend::Gpu {
+            let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
+                Error::input("--backend gpu: no GPU adapter found; fix: use --backend cpu or auto")
+            })?;
+            let particles = std::mem::take(sim.liquid.particles_mut());
+            let params = sim.liquid.params().clone();
+            sim.liquid = Box::new(GpuLiquid::new(ctx, params, particles)?);
+        }
+        if !sim.bodies.is_empty() {
             let (b, bodies) = (&sim.body_boundary, &sim.bodies);
             sim.liquid.place_boundary(&mut |out| b.place(bodies, out))?;
         }
