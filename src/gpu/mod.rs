@@ -29,8 +29,9 @@
 //! Besides the passes: `solver` holds the [`GpuLiquidSolver`] (buffers, uploads, the step's
 //! orchestration), `recording` records each phase, `timing` times them, `readback` reads
 //! results back, `single_pass` runs one phase alone (the per-pass tests' hooks), `grid_spec`
-//! places the grid, `exchange` answers the coupling (pairs down, impulses and push-outs up), and `liquid` implements the [`crate::liquid::Liquid`] interface
-//! ([`GpuLiquid`]). This module imports `liquid/` and never the reverse.
+//! places the grid, `exchange` answers the coupling (pairs down, impulses and push-outs up),
+//! and `liquid` implements the [`crate::liquid::Liquid`] interface ([`GpuLiquid`]). This
+//! module imports `liquid/` and never the reverse.
 pub mod boundary_grid;
 pub mod buffers;
 pub mod cell_index;
