@@ -20,14 +20,14 @@ const SCENE: &str = r#"
 fn liquid_step(c: &mut Criterion) {
     let loaded = scene::parse(SCENE.into(), Path::new("bench.toml"), &[]).unwrap();
     let mut sim = Simulation::new(&loaded.scene);
-    assert_eq!(sim.particles.len(), 64_000);
+    assert_eq!(sim.particles().len(), 64_000);
     // Let the column start to collapse so that the step sees a moving, non-lattice state.
     for _ in 0..20 {
         sim.step().unwrap();
     }
     let mut group = c.benchmark_group("liquid_step");
     group.sample_size(20);
-    group.throughput(criterion::Throughput::Elements(sim.particles.len() as u64));
+    group.throughput(criterion::Throughput::Elements(sim.particles().len() as u64));
     group.bench_function("cpu_64k_particles", |b| b.iter(|| sim.step().unwrap()));
     group.finish();
 }

@@ -1,4 +1,5 @@
-//! Wall-clock time spent in each phase of the step, for `sphrigid bench` and the run summary.
+//! Time spent in each phase of the step, for `sphrigid bench` and the run summary, and how a
+//! device backend measures it.
 use std::time::{Duration, Instant};
 
 /// The phases a step is timed in.
@@ -44,6 +45,17 @@ impl Phase {
             Phase::Output => "output",
         }
     }
+}
+
+/// How a device backend times a step's phases (the CPU backend always uses the wall clock).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timing {
+    /// Not at all: one submission per step.
+    Off,
+    /// Wall-clock time of each phase, submitted and waited for on its own.
+    Wall,
+    /// GPU timestamps at the start and end of each phase's compute pass.
+    Timestamps,
 }
 
 /// Accumulated time per phase.

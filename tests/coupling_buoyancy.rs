@@ -28,9 +28,9 @@ const BOX_MARGIN: f64 = 0.09;
 /// lie away from the walls and the box, the mean of the highest particle centre, plus half a
 /// spacing.
 fn far_surface(sim: &Simulation, box_x: f64) -> f64 {
-    let d = sim.liquid.params.spacing as f64;
+    let d = sim.liquid.params().spacing as f64;
     let mut top: HashMap<(i64, i64), f64> = HashMap::new();
-    for x in &sim.particles.pos {
+    for x in &sim.particles().pos {
         let key = (
             (x.x as f64 / d).floor() as i64,
             (x.z as f64 / d).floor() as i64,
@@ -103,7 +103,7 @@ fn a_box_denser_than_the_liquid_sinks_and_rests_on_the_floor() {
     let sim = common::run_scene_without_leaks("floating_box.toml", &sets, FRAMES, |sim, _| {
         ys.push(sim.bodies[0].state.x.y);
     });
-    let d = sim.liquid.params.spacing as f64;
+    let d = sim.liquid.params().spacing as f64;
     // Resting on the floor: its underside on the floor or on the one layer of liquid that a
     // particle method cannot squeeze out (a film thinner than a particle is not resolved),
     // give or take the contact slop; not floating (it started a third of its height deep).

@@ -3,8 +3,8 @@
 mod common;
 use glam::{DQuat, DVec3, Vec3A};
 use sphrigid::coupling::Coupler;
-use sphrigid::liquid::Particles;
 use sphrigid::liquid::params::{LiquidParams, Phase, Walls};
+use sphrigid::liquid::{CpuLiquid, Particles};
 use sphrigid::rigid::{Primitive, RigidBody, Shape};
 use sphrigid::sim::build;
 
@@ -87,15 +87,15 @@ fn a_particle_bounces_off_a_static_face_with_its_restitution() {
     ] {
         let e = (e_body * e_liquid).sqrt();
         let mut bodies = [block(false, e_body)];
-        let mut p = particle_on_top(&bodies[0], 0.0, 0.0, Vec3A::new(0.3, -2.0, 0.0));
+        let p = particle_on_top(&bodies[0], 0.0, 0.0, Vec3A::new(0.3, -2.0, 0.0));
         let spec = sphrigid::scene::CouplingSpec {
             liquid_restitution: e_liquid,
             ..Default::default()
         };
         let mut c = Coupler::new(&bodies, &build::coupling(&spec));
-        c.step(&mut p, &params(None), &mut bodies, DVec3::ZERO, 1e-3)
-            .unwrap();
-        let v = p.vel[0];
+        let mut liquid = CpuLiquid::new(params(None), p);
+        c.step(&mut liquid, &mut bodies, DVec3::ZERO, 1e-3).unwrap();
+        let v = liquid.particles.vel[0];
         assert!(
             (v.y - 2.0 * e as f32).abs() < 1e-5,
             "e = {e}: normal velocity {}",
@@ -146,9 +146,9 @@ fn elastic_impacts_on_many_contacts_at_once_never_add_energy() {
         }
         let e0 = kinetic(&p, &bodies[0], m);
         let mut c = Coupler::new(&bodies, &build::coupling(&spec));
-        c.step(&mut p, &params(None), &mut bodies, DVec3::ZERO, 0.0)
-            .unwrap();
-        let e1 = kinetic(&p, &bodies[0], m);
+        let mut liquid = CpuLiquid::new(params(None), p);
+        c.step(&mut liquid, &mut bodies, DVec3::ZERO, 0.0).unwrap();
+        let e1 = kinetic(&liquid.particles, &bodies[0], m);
         assert!(
             e1 <= e0 * (1.0 + 1e-6),
             "the impacts raised the energy from {e0:.6e} J to {e1:.6e} J"
@@ -184,9 +184,9 @@ fn impulses_between_liquid_and_a_free_body_conserve_momentum() {
     let (lin0, ang0) = momentum(&p, &bodies[0]);
     let mut c = Coupler::new(&bodies, &build::coupling(&Default::default()));
     // Measure right after the impulses: a zero step moves nothing.
-    c.step(&mut p, &params(None), &mut bodies, DVec3::ZERO, 0.0)
-        .unwrap();
-    let (lin1, ang1) = momentum(&p, &bodies[0]);
+    let mut liquid = CpuLiquid::new(params(None), p);
+    c.step(&mut liquid, &mut bodies, DVec3::ZERO, 0.0).unwrap();
+    let (lin1, ang1) = momentum(&liquid.particles, &bodies[0]);
     assert_eq!(c.report.liquid_contacts, 3);
     assert!(
         bodies[0].state.l.length() > 0.0,
@@ -226,14 +226,13 @@ fn a_box_resting_on_the_floor_stays_at_rest_for_1000_steps() {
     b.state.x = DVec3::new(0.5, -bottom + S / 2.0, 0.5);
     let start = b.state.x;
     let mut bodies = [b];
-    let mut p = Particles::default();
+    let mut liquid = CpuLiquid::new(params(Some(walls)), Particles::default());
     let mut c = Coupler::new(&bodies, &build::coupling(&Default::default()));
     let g = DVec3::new(0.0, -9.81, 0.0);
     let dt = 1e-3;
     let mut worst = 0.0f64;
     for _ in 0..1000 {
-        c.step(&mut p, &params(Some(walls)), &mut bodies, g, dt)
-            .unwrap();
+        c.step(&mut liquid, &mut bodies, g, dt).unwrap();
         worst = worst.max((bodies[0].state.x - start).length());
     }
     let b = &bodies[0];

@@ -62,7 +62,7 @@ fn run(method: &str, sigma: f64, restitution: f64, substeps: u32) -> Outcome {
     ];
     let loaded = scene::load(&file, &sets).expect("the scene loads");
     let mut sim = Simulation::setup(&loaded, Backend::Cpu).expect("it sets up");
-    let spacing = sim.liquid.params.spacing as f64;
+    let spacing = sim.liquid.params().spacing as f64;
     let check = LeakCheck::new(&sim.bodies);
     // The potential energy is zero on the floor (y = 0), so the rise is a fraction of all the
     // energy there is to lose.
@@ -74,10 +74,10 @@ fn run(method: &str, sigma: f64, restitution: f64, substeps: u32) -> Outcome {
             break;
         }
         let finite =
-            sim.particles
+            sim.particles()
                 .pos
                 .iter()
-                .chain(&sim.particles.vel)
+                .chain(&sim.particles().vel)
                 .all(|v| v.is_finite())
                 && sim.bodies.iter().all(|b| {
                     b.state.x.is_finite() && b.state.p.is_finite() && b.state.l.is_finite()
@@ -89,7 +89,7 @@ fn run(method: &str, sigma: f64, restitution: f64, substeps: u32) -> Outcome {
         out.tilt = (sim.bodies[0].state.q * DVec3::Y)
             .angle_between(DVec3::Y)
             .to_degrees();
-        if let Some(leak) = check.deepest(&sim.particles, &sim.bodies) {
+        if let Some(leak) = check.deepest(sim.particles(), &sim.bodies) {
             out.deepest = out.deepest.max(leak.depth / spacing);
         }
         if out.deepest > LEAK_SPACINGS {

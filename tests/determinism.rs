@@ -28,7 +28,7 @@ fn frames_on(threads: usize) -> Vec<Vec<u8>> {
         (0..6)
             .map(|f| {
                 sim.advance_frame().unwrap();
-                encode_fluid(&sim.particles, &sim.liquid.params, f, sim.time)
+                encode_fluid(sim.particles(), sim.liquid.params(), f, sim.time)
             })
             .collect()
     })
@@ -78,7 +78,7 @@ fn frames_with_a_body_are_identical_on_one_and_three_threads() {
                     sim.advance_frame().unwrap();
                     let b = &sim.bodies[0].state;
                     (
-                        encode_fluid(&sim.particles, &sim.liquid.params, f, sim.time),
+                        encode_fluid(sim.particles(), sim.liquid.params(), f, sim.time),
                         b.x.to_array(),
                         b.q.to_array(),
                     )

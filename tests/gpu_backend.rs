@@ -29,15 +29,15 @@ fn drift(steps: u32) -> Option<(f32, f32)> {
     let scene = common::scene(DAM);
     let mut cpu = Simulation::setup(&scene, Backend::Cpu).unwrap();
     let mut gpu = Simulation::setup(&scene, Backend::Gpu).unwrap();
-    let start = cpu.particles.clone();
+    let start = cpu.particles().clone();
     for _ in 0..steps {
         cpu.step().unwrap();
         gpu.step().unwrap();
     }
     gpu.sync_particles().unwrap();
-    let (a, b) = (&cpu.particles, &gpu.particles);
+    let (a, b) = (cpu.particles(), gpu.particles());
     let (sa, sb, s0) = (a.slots_by_id(), b.slots_by_id(), start.slots_by_id());
-    let h = cpu.liquid.params.spacing;
+    let h = cpu.liquid.params().spacing;
     let mut worst = 0.0f32;
     let mut moved = 0.0f32;
     for id in 0..a.len() {
@@ -110,9 +110,9 @@ fn gpu_memory_is_at_most_128_bytes_per_particle() {
     };
     let scene = common::scene(&std::fs::read_to_string("scenes/dam_break.toml").unwrap());
     let sim = Simulation::new(&scene.scene);
-    let params = sim.liquid.params.clone();
-    let gpu = GpuLiquidSolver::new(ctx, params, &sim.particles).unwrap();
-    let n = sim.particles.len() as u64;
+    let params = sim.liquid.params().clone();
+    let gpu = GpuLiquidSolver::new(ctx, params, sim.particles()).unwrap();
+    let n = sim.particles().len() as u64;
     // Counted from the buffers allocated: at least the 108 bytes of per-particle arrays.
     assert!(
         gpu.bytes_allocated() >= 108 * n,
@@ -355,8 +355,8 @@ fn timing_modes_time_every_phase_and_change_no_result() {
             }
         }
         frames.push(encode_fluid(
-            &sim.particles,
-            &sim.liquid.params,
+            sim.particles(),
+            sim.liquid.params(),
             1,
             sim.time,
         ));
@@ -415,7 +415,7 @@ fn coupling_with_the_gpu_liquid_matches_the_cpu_backend() {
         touching > 100,
         "the box must rest on the liquid ({touching} contacts in all)"
     );
-    let s = cpu.liquid.params.spacing as f64;
+    let s = cpu.liquid.params().spacing as f64;
     let (xa, xb) = (cpu.bodies[0].state.x, gpu.bodies[0].state.x);
     let moved = (xa - glam::DVec3::from_array(scene.scene.body[0].position)).length();
     eprintln!(
@@ -429,7 +429,7 @@ fn coupling_with_the_gpu_liquid_matches_the_cpu_backend() {
         (xa - xb).length()
     );
     gpu.sync_particles().unwrap();
-    let (pa, pb) = (&cpu.particles, &gpu.particles);
+    let (pa, pb) = (cpu.particles(), gpu.particles());
     let (sa, sb) = (pa.slots_by_id(), pb.slots_by_id());
     let worst = (0..pa.len())
         .map(|id| (pa.pos[sa[id] as usize] - pb.pos[sb[id] as usize]).length())

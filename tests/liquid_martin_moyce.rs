@@ -31,8 +31,8 @@ fn measured() -> Vec<(f64, f64)> {
 /// The leading edge of the liquid: the largest x of a particle that is part of the bulk (kernel
 /// sum at least 30% of the rest value), so that a lone splashed particle does not count.
 fn front(sim: &Simulation) -> f64 {
-    let rho0 = sim.liquid.params.rho0;
-    let p = &sim.particles;
+    let rho0 = sim.liquid.params().rho0;
+    let p = sim.particles();
     (0..p.len())
         .filter(|&i| p.rho[i] >= 0.3 * rho0)
         .map(|i| p.pos[i].x as f64)

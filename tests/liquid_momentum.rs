@@ -6,7 +6,7 @@ use sphrigid::sim::Simulation;
 
 /// Every particle's velocity, in id order.
 fn velocities_by_id(sim: &Simulation) -> Vec<glam::Vec3A> {
-    let p = &sim.particles;
+    let p = sim.particles();
     p.slots_by_id().iter().map(|&k| p.vel[k as usize]).collect()
 }
 
@@ -31,7 +31,7 @@ fn relaxation_and_viscosity_conserve_momentum() {
         "#,
     );
     let mut sim = Simulation::new(&scene.scene);
-    let p = &mut sim.particles;
+    let p = sim.liquid.particles_mut();
     for i in 0..p.len() {
         let x = p.pos[i];
         p.pos[i] = x * 0.8;
@@ -41,9 +41,9 @@ fn relaxation_and_viscosity_conserve_momentum() {
             (x.x - 0.04) * (x.y - 0.04) * 300.0,
         );
     }
-    let mass = sim.liquid.params.phases[0].mass as f64;
+    let mass = sim.liquid.params().phases[0].mass as f64;
     let momentum = |s: &Simulation| -> DVec3 {
-        s.particles
+        s.particles()
             .vel
             .iter()
             .map(|v| DVec3::new(v.x as f64, v.y as f64, v.z as f64) * mass)

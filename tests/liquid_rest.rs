@@ -22,13 +22,13 @@ fn liquid_in_a_box_settles_flat_and_stays_inside() {
         "#,
     );
     let mut sim = Simulation::new(&scene.scene);
-    let n = sim.particles.len();
+    let n = sim.particles().len();
     assert_eq!(n, 15 * 7 * 15);
-    let s = sim.liquid.params.spacing;
+    let s = sim.liquid.params().spacing;
     let r = s / 2.0;
     for _frame in 0..100 {
         sim.advance_frame().unwrap();
-        for x in &sim.particles.pos {
+        for x in &sim.particles().pos {
             // Particle centres keep a radius from every wall (f32 rounding allowed).
             assert!(
                 x.min_element() >= r - 1e-6 && x.max_element() <= 0.06 - r + 1e-6,
@@ -36,8 +36,8 @@ fn liquid_in_a_box_settles_flat_and_stays_inside() {
             );
         }
     }
-    assert_eq!(sim.particles.len(), n);
-    let p = &sim.particles;
+    assert_eq!(sim.particles().len(), n);
+    let p = sim.particles();
     // At rest: the fastest particle moves below 3% of the gravity-wave speed sqrt(g H).
     let vmax = p.vel.iter().map(|v| v.length()).fold(0.0f32, f32::max);
     let wave = (9.81f32 * 0.028).sqrt();

@@ -27,11 +27,11 @@ fn a_frame_read_by_ply_rs_bw_holds_the_same_particles() {
     let path = dir.path().join("f.ply");
     std::fs::write(
         &path,
-        encode_fluid(&sim.particles, &sim.liquid.params, 1, sim.time),
+        encode_fluid(sim.particles(), sim.liquid.params(), 1, sim.time),
     )
     .unwrap();
     let read = common::read_fluid_ply(&path);
-    let p = &sim.particles;
+    let p = sim.particles();
     assert_eq!(read.len(), p.len());
     let slots = p.slots_by_id();
     for (k, (vals, id)) in read.iter().enumerate() {
@@ -39,7 +39,7 @@ fn a_frame_read_by_ply_rs_bw_holds_the_same_particles() {
         let s = slots[k] as usize;
         let (x, v) = (p.pos[s], p.vel[s]);
         assert_eq!(&vals[..6], &[x.x, x.y, x.z, v.x, v.y, v.z]);
-        let density = 998.0 * p.rho[s] / sim.liquid.params.rho0;
+        let density = 998.0 * p.rho[s] / sim.liquid.params().rho0;
         assert_eq!(vals[6], density);
     }
     // Interior particles of a fresh block are near the rest density.

@@ -52,3 +52,39 @@ fn cell_coords(x: vec3<f32>) -> vec3<u32> {
 fn linear_cell(c: vec3<u32>) -> u32 {
     return (c.z * P.dims.y + c.y) * P.dims.x + c.x;
 }
+
+// The neighbour block of a cell: the 3 x 3 x 3 cells around it, clamped into the grid. Every
+// neighbour pass walks it as at most 9 rows of x-contiguous cells, z then y (the CPU grid's
+// order), so each row's slots are one run start[r.x]..start[r.y] of a cell-start table.
+struct Block {
+    lo: vec3<u32>,
+    hi: vec3<u32>,
+}
+
+// The block around the cell at coordinates c.
+fn block_around(c: vec3<u32>) -> Block {
+    let lo = select(c - vec3<u32>(1u), vec3<u32>(0u), c == vec3<u32>(0u));
+    let hi = min(c + vec3<u32>(1u), P.dims - vec3<u32>(1u));
+    return Block(lo, hi);
+}
+
+// The block around the cell of linear index c.
+fn block_around_cell(c: u32) -> Block {
+    let nx = P.dims.x;
+    let ny = P.dims.y;
+    return block_around(vec3<u32>(c % nx, (c / nx) % ny, c / (nx * ny)));
+}
+
+// Number of rows of the block.
+fn block_rows(b: Block) -> u32 {
+    return (b.hi.y - b.lo.y + 1u) * (b.hi.z - b.lo.z + 1u);
+}
+
+// Row k of the block (z, then y): its first cell and one past its last.
+fn block_row(b: Block, k: u32) -> vec2<u32> {
+    let ny = b.hi.y - b.lo.y + 1u;
+    let y = b.lo.y + k % ny;
+    let z = b.lo.z + k / ny;
+    let row = (z * P.dims.y + y) * P.dims.x;
+    return vec2<u32>(row + b.lo.x, row + b.hi.x + 1u);
+}

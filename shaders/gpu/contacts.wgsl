@@ -20,31 +20,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let xb = body[b].xyz;
     let reach = body[b].w;
-    let cc = cell_coords(xb);
-    let nx = P.dims.x;
-    let ny = P.dims.y;
-    let x0 = select(cc.x - 1u, 0u, cc.x == 0u);
-    let x1 = min(cc.x + 1u, nx - 1u);
-    let y0 = select(cc.y - 1u, 0u, cc.y == 0u);
-    let y1 = min(cc.y + 1u, ny - 1u);
-    let z0 = select(cc.z - 1u, 0u, cc.z == 0u);
-    let z1 = min(cc.z + 1u, P.dims.z - 1u);
+    let blk = block_around(cell_coords(xb));
+    let rows = block_rows(blk);
     let cap = arrayLength(&pairs) / 3u;
-    for (var z = z0; z <= z1; z = z + 1u) {
-        for (var y = y0; y <= y1; y = y + 1u) {
-            let row = (z * ny + y) * nx;
-            let start = cell_start[row + x0];
-            let end = cell_start[row + x1 + 1u];
-            for (var j = start; j < end; j = j + 1u) {
-                let r = pos[j].xyz - xb;
-                let d = sqrt(dot(r, r));
-                if (d < reach) {
-                    let k = atomicAdd(&count[0], 1u);
-                    if (k < cap) {
-                        pairs[3u * k] = vec4<u32>(id[j], b, bitcast<u32>(d), j);
-                        pairs[3u * k + 1u] = bitcast<vec4<u32>>(pos[j]);
-                        pairs[3u * k + 2u] = bitcast<vec4<u32>>(vel[j]);
-                    }
+    for (var row = 0u; row < rows; row = row + 1u) {
+        let cells = block_row(blk, row);
+        let start = cell_start[cells.x];
+        let end = cell_start[cells.y];
+        for (var j = start; j < end; j = j + 1u) {
+            let r = pos[j].xyz - xb;
+            let d = sqrt(dot(r, r));
+            if (d < reach) {
+                let k = atomicAdd(&count[0], 1u);
+                if (k < cap) {
+                    pairs[3u * k] = vec4<u32>(id[j], b, bitcast<u32>(d), j);
+                    pairs[3u * k + 1u] = bitcast<vec4<u32>>(pos[j]);
+                    pairs[3u * k + 2u] = bitcast<vec4<u32>>(vel[j]);
                 }
             }
         }

@@ -19,48 +19,36 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let vi = vel[i].xyz;
     let phi = phases[u32(pi.w)];
     var acc = vec3<f32>(0.0);
-    let c = cell_of[i];
-    let nx = P.dims.x;
-    let ny = P.dims.y;
-    let cx = c % nx;
-    let cy = (c / nx) % ny;
-    let cz = c / (nx * ny);
-    let x0 = select(cx - 1u, 0u, cx == 0u);
-    let x1 = min(cx + 1u, nx - 1u);
-    let y0 = select(cy - 1u, 0u, cy == 0u);
-    let y1 = min(cy + 1u, ny - 1u);
-    let z0 = select(cz - 1u, 0u, cz == 0u);
-    let z1 = min(cz + 1u, P.dims.z - 1u);
+    let blk = block_around_cell(cell_of[i]);
+    let rows = block_rows(blk);
     let h2 = P.h * P.h;
-    for (var z = z0; z <= z1; z = z + 1u) {
-        for (var y = y0; y <= y1; y = y + 1u) {
-            // The three cells of a row are contiguous: one run of slots.
-            let row = (z * ny + y) * nx;
-            let start = cell_start[row + x0];
-            let end = cell_start[row + x1 + 1u];
-            for (var j = start; j < end; j = j + 1u) {
-                if (j == i) {
-                    continue;
-                }
-                let r = pos[j].xyz - xi;
-                let r2 = dot(r, r);
-                if (r2 >= h2) {
-                    continue;
-                }
-                let d = sqrt(r2);
-                let q = d / P.h;
-                if (q >= 1.0 || d <= 0.0) {
-                    continue;
-                }
-                let rhat = r / d;
-                let u = dot(vi - vel[j].xyz, rhat);
-                if (u > 0.0) {
-                    let phj = phases[u32(pos[j].w)];
-                    let sigma = 0.5 * (phi.sigma + phj.sigma);
-                    let beta = 0.5 * (phi.beta + phj.beta);
-                    let w = phj.mass / (phi.mass + phj.mass);
-                    acc = acc - rhat * (P.dt * (1.0 - q) * (sigma * u + beta * u * u) * w);
-                }
+    for (var row = 0u; row < rows; row = row + 1u) {
+        // The cells of a row are contiguous: one run of slots.
+        let cells = block_row(blk, row);
+        let start = cell_start[cells.x];
+        let end = cell_start[cells.y];
+        for (var j = start; j < end; j = j + 1u) {
+            if (j == i) {
+                continue;
+            }
+            let r = pos[j].xyz - xi;
+            let r2 = dot(r, r);
+            if (r2 >= h2) {
+                continue;
+            }
+            let d = sqrt(r2);
+            let q = d / P.h;
+            if (q >= 1.0 || d <= 0.0) {
+                continue;
+            }
+            let rhat = r / d;
+            let u = dot(vi - vel[j].xyz, rhat);
+            if (u > 0.0) {
+                let phj = phases[u32(pos[j].w)];
+                let sigma = 0.5 * (phi.sigma + phj.sigma);
+                let beta = 0.5 * (phi.beta + phj.beta);
+                let w = phj.mass / (phi.mass + phj.mass);
+                acc = acc - rhat * (P.dt * (1.0 - q) * (sigma * u + beta * u * u) * w);
             }
         }
     }

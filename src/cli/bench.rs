@@ -71,7 +71,7 @@ fn phase_ms(sim: &mut Simulation, steps: u32) -> Result<std::collections::BTreeM
     sim.sync_particles()?;
     write_atomic(
         &path,
-        &encode_fluid(&sim.particles, &sim.liquid.params, 0, sim.time),
+        &encode_fluid(sim.particles(), sim.liquid.params(), 0, sim.time),
     )?;
     let out_ms = out_t.elapsed().as_secs_f64() * 1e3;
     let _ = std::fs::remove_file(&path);
@@ -103,9 +103,9 @@ pub fn bench_cpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult>
     let phase_ms = phase_ms(&mut sim, steps)?;
     Ok(BenchResult {
         backend: Backend::Cpu.name().into(),
-        particles: sim.particles.len(),
+        particles: sim.particles().len(),
         steps,
-        particle_steps_per_s: sim.particles.len() as f64 * steps as f64 / wall,
+        particle_steps_per_s: sim.particles().len() as f64 * steps as f64 / wall,
         ms_per_step: wall * 1e3 / steps as f64,
         phase_ms,
         threads: rayon::current_num_threads(),
@@ -124,17 +124,16 @@ pub fn bench_gpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult>
     for _ in 0..2 {
         sim.step()?;
     }
-    let gpu = sim.gpu.as_ref().expect("a GPU simulation");
-    gpu.ctx.wait()?;
+    sim.liquid.wait()?;
     let t = Instant::now();
     for _ in 0..steps {
         sim.step()?;
     }
-    sim.gpu.as_ref().expect("a GPU simulation").ctx.wait()?;
+    sim.liquid.wait()?;
     let wall = t.elapsed().as_secs_f64();
     sim.sync_particles()?;
-    let gpu = sim.gpu.as_ref().expect("a GPU simulation");
-    let (timing, label) = if gpu.ctx.timestamps {
+    let device = sim.liquid.device().expect("a GPU simulation");
+    let (timing, label) = if device.timestamps {
         (Timing::Timestamps, "GPU timestamps per phase")
     } else {
         (
@@ -142,8 +141,7 @@ pub fn bench_gpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult>
             "wall clock per phase (each phase submitted and waited for; the adapter has no timestamps)",
         )
     };
-    let adapter = crate::gpu::context::describe(&gpu.ctx.info);
-    let bpp = gpu.bytes_per_particle();
+    let (adapter, bpp) = (device.adapter, device.bytes_per_particle);
     sim.gpu_timing = timing;
     sim.times = PhaseTimes::default();
     let profiled = steps.min(10);
@@ -153,9 +151,9 @@ pub fn bench_gpu(loaded: &scene::LoadedScene, steps: u32) -> Result<BenchResult>
     let phase_ms = phase_ms(&mut sim, profiled)?;
     Ok(BenchResult {
         backend: Backend::Gpu.name().into(),
-        particles: sim.particles.len(),
+        particles: sim.particles().len(),
         steps,
-        particle_steps_per_s: sim.particles.len() as f64 * steps as f64 / wall,
+        particle_steps_per_s: sim.particles().len() as f64 * steps as f64 / wall,
         ms_per_step: wall * 1e3 / steps as f64,
         phase_ms,
         threads: rayon::current_num_threads(),

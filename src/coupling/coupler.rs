@@ -1,19 +1,18 @@
 //! One coupling step (docs/design.md, steps 6-10): predicted body velocities, contacts, their
 //! resolution (the exact LCP in the structured form `D + J W J^T`, or penalty springs),
 //! impulses on the liquid and the bodies, body poses, and a position-level correction of what
-//! still overlaps. The liquid may live on the CPU ([`Coupler::step`]) or on the GPU
-//! ([`Coupler::step_gpu`]): either way only the touching particles enter the solve.
+//! still overlaps. The liquid is driven through its [`Liquid`] interface, whichever backend
+//! runs it: only the touching particles enter the solve.
 use super::assemble::{Contacts, apply, assemble, dynamic_index};
 use super::body_contacts::{BodyContact, body_body_contacts, wall_contacts};
 use super::correction::{correct_bodies, push_out};
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
 use super::params::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use super::penalty::{PenaltyParams, apply_penalty};
-use super::touches::{LiquidTouch, cpu_touches, gpu_touches, to_f};
-use crate::gpu::GpuLiquidSolver;
+use super::touches::{LiquidTouch, to_f, touches};
 use crate::joints::{self, Joint};
 use crate::lcp::{self, StructuredProblem};
-use crate::liquid::Particles;
+use crate::liquid::Liquid;
 use crate::liquid::params::LiquidParams;
 use crate::rigid::RigidBody;
 use crate::{Error, Result};
@@ -125,56 +124,26 @@ impl Coupler {
         self.method == CouplingMethod::Lcp
     }
 
-    /// Advance the bodies by `dt` together with the contacts of the CPU liquid `p` with them.
-    /// The liquid has already taken its own step; its velocities and positions get the contact
-    /// impulses. A failed solve is an error, with the problem kept in `failure`.
+    /// Advance the bodies by `dt` together with the contacts of the liquid with them, on
+    /// whichever backend it runs: the backend finds the particles near the bodies and hands
+    /// over only them (with their positions and velocities); only the impulses and the
+    /// position corrections go back. The liquid has already taken its own step. A failed
+    /// solve is an error, with the problem kept in `failure`.
     pub fn step(
         &mut self,
-        p: &mut Particles,
-        params: &LiquidParams,
+        liquid: &mut dyn Liquid,
         bodies: &mut [RigidBody],
         gravity: DVec3,
         dt: f64,
     ) -> Result<()> {
-        let touches = cpu_touches(&self.index, bodies, p, params);
-        let dv = self.solve(touches, params, bodies, gravity, dt)?;
-        for (slot, d) in dv {
-            let d = to_f(d);
-            p.vel[slot as usize] += d;
-            p.pos[slot as usize] += d * dt as f32;
-        }
-        if self.projects_positions() {
-            let after = if p.is_empty() {
-                Vec::new()
-            } else {
-                self.index
-                    .liquid_contacts(bodies, &p.pos, params.spacing as f64 / 2.0)
-            };
-            let shifts = self.push_liquid_out(&after, params, bodies.len(), |slot, d| {
-                p.pos[slot as usize] += d;
-            });
-            self.correct(params, bodies, &shifts);
-        }
-        Ok(())
-    }
-
-    /// The same step with the liquid on the GPU: the GPU finds the liquid/body particle pairs
-    /// and sends down only them (with the touching particles' positions and velocities); only
-    /// the impulses and the position corrections go back up.
-    pub fn step_gpu(
-        &mut self,
-        gpu: &mut GpuLiquidSolver,
-        params: &LiquidParams,
-        bodies: &mut [RigidBody],
-        gravity: DVec3,
-        dt: f64,
-    ) -> Result<()> {
-        let touches = gpu_touches(&self.index, gpu, params, bodies)?;
-        let dv = self.solve(touches, params, bodies, gravity, dt)?;
+        let params = liquid.params().clone();
+        let params = &params;
+        let found = touches(&self.index, liquid, params, bodies)?;
+        let dv = self.solve(found, params, bodies, gravity, dt)?;
         let dv: Vec<(u32, Vec3A)> = dv.into_iter().map(|(s, d)| (s, to_f(d))).collect();
-        gpu.apply_impulses(&dv, dt as f32)?;
+        liquid.apply_impulses(&dv, dt as f32)?;
         if self.projects_positions() {
-            let after: Vec<LiquidBodyContact> = gpu_touches(&self.index, gpu, params, bodies)?
+            let after: Vec<LiquidBodyContact> = touches(&self.index, liquid, params, bodies)?
                 .into_iter()
                 .map(|t| t.contact)
                 .collect();
@@ -182,7 +151,7 @@ impl Coupler {
             let shifts = self.push_liquid_out(&after, params, bodies.len(), |slot, d| {
                 push.push((slot, d));
             });
-            gpu.push_out(&push)?;
+            liquid.push_out(&push)?;
             self.correct(params, bodies, &shifts);
         }
         Ok(())

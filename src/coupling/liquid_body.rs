@@ -57,6 +57,16 @@ impl SurfaceIndex {
         SurfaceIndex { cells, reach }
     }
 
+    /// Per body: its centre of mass and the distance from it within which the centre of a
+    /// sphere of radius `radius` can touch the body (the balls of [`crate::liquid::BodyReach`]).
+    pub fn balls(&self, bodies: &[RigidBody], radius: f64) -> Vec<(DVec3, f64)> {
+        bodies
+            .iter()
+            .zip(&self.reach)
+            .map(|(b, &reach)| (b.state.x, reach + radius))
+            .collect()
+    }
+
     /// Contacts of the liquid particles at `pos` (radius `liquid_radius`) with every body, in
     /// order of body, then slot.
     pub fn liquid_contacts(

@@ -1,13 +1,12 @@
 //! The liquid's side of the liquid/body contacts of a step: which particles touch which body,
-//! with their velocity and mass, found on the CPU liquid or from the GPU's particle pairs.
+//! with their velocity and mass, from the candidates that the liquid's backend finds.
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex, search_radius};
 use crate::Result;
-use crate::gpu::GpuLiquidSolver;
-use crate::gpu::contacts::{BodyParticle, Contact};
-use crate::liquid::Particles;
 use crate::liquid::params::{LiquidParams, Walls};
+use crate::liquid::{BodyParticle, BodyReach, Liquid};
 use crate::rigid::RigidBody;
 use glam::{DVec3, Vec3A};
+use rayon::prelude::*;
 
 /// A liquid particle's side of one liquid/body contact.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,95 +34,62 @@ pub(crate) fn to_f(v: DVec3) -> Vec3A {
     Vec3A::new(v.x as f32, v.y as f32, v.z as f32)
 }
 
-/// The contacts of the CPU liquid `p` with the bodies, in order of body, then slot.
-pub fn cpu_touches(
+/// The contacts of the liquid with the bodies, in order of body, then slot: the liquid's
+/// backend finds the particles near each body ([`Liquid::near_bodies`]); each is then tested
+/// against the body's solid here.
+pub fn touches(
     index: &SurfaceIndex,
-    bodies: &[RigidBody],
-    p: &Particles,
-    params: &LiquidParams,
-) -> Vec<LiquidTouch> {
-    if p.is_empty() {
-        return Vec::new();
-    }
-    let r_l = params.spacing as f64 / 2.0;
-    index
-        .liquid_contacts(bodies, &p.pos, r_l)
-        .into_iter()
-        .map(|c| {
-            let k = c.slot as usize;
-            LiquidTouch {
-                contact: c,
-                id: p.id[k],
-                vel: to_d(p.vel[k]),
-                inv_mass: 1.0 / params.phases[p.phase[k] as usize].mass as f64,
-                new: true,
-            }
-        })
-        .collect()
-}
-
-/// The contacts of the GPU liquid with the bodies: the GPU finds the liquid particles near the
-/// bodies' surface particles and sends down only them (with their state); each is then tested
-/// against the body's solid here. In order of body, then slot.
-pub fn gpu_touches(
-    index: &SurfaceIndex,
-    gpu: &mut GpuLiquidSolver,
+    liquid: &mut dyn Liquid,
     params: &LiquidParams,
     bodies: &[RigidBody],
 ) -> Result<Vec<LiquidTouch>> {
+    if liquid.is_empty() {
+        return Ok(Vec::new());
+    }
+    let r_l = params.spacing as f64 / 2.0;
+    let balls = index.balls(bodies, r_l);
     // Every body's surface particles, in body then particle order, each searched out to the
     // distance at which liquid can still touch the body's solid (`search_radius`).
-    let r_l = params.spacing as f64 / 2.0;
-    let mut spheres = Vec::new();
-    let mut owner = Vec::new();
-    for (bi, b) in bodies.iter().enumerate() {
-        let c = &b.clump;
-        for k in (0..c.len()).filter(|&k| c.surface[k]) {
-            spheres.push(BodyParticle {
-                pos: to_f(b.world_point(c.positions[k])),
-                radius: (search_radius(c.radius, r_l) - r_l) as f32,
-            });
-            owner.push(bi);
+    let surface = || {
+        let mut spheres = Vec::new();
+        for (bi, b) in bodies.iter().enumerate() {
+            let c = &b.clump;
+            for k in (0..c.len()).filter(|&k| c.surface[k]) {
+                spheres.push((
+                    bi as u32,
+                    BodyParticle {
+                        pos: to_f(b.world_point(c.positions[k])),
+                        radius: (search_radius(c.radius, r_l) - r_l) as f32,
+                    },
+                ));
+            }
         }
-    }
-    let pairs: Vec<Contact> = gpu.find_contacts(&spheres)?;
-    let mut out = Vec::new();
-    // Pairs come sorted by liquid id, then body particle (so by body): one run per candidate.
-    let mut start = 0;
-    while start < pairs.len() {
-        let (id, body) = (
-            pairs[start].liquid_id,
-            owner[pairs[start].body_particle as usize],
-        );
-        let mut end = start + 1;
-        while end < pairs.len()
-            && pairs[end].liquid_id == id
-            && owner[pairs[end].body_particle as usize] == body
-        {
-            end += 1;
-        }
-        let first = &pairs[start];
-        let xw = to_d(first.pos);
-        if let Some((normal, depth)) = index.touch(bodies, body, xw, r_l) {
-            out.push(LiquidTouch {
+        spheres
+    };
+    let near = liquid.near_bodies(&BodyReach {
+        balls: &balls,
+        surface: &surface,
+    })?;
+    Ok(near
+        .into_par_iter()
+        .filter_map(|n| {
+            let xw = to_d(n.pos);
+            let (normal, depth) = index.touch(bodies, n.body as usize, xw, r_l)?;
+            Some(LiquidTouch {
                 contact: LiquidBodyContact {
-                    slot: first.slot,
-                    body: body as u32,
+                    slot: n.slot,
+                    body: n.body,
                     normal,
                     point: xw,
                     depth,
                 },
-                id,
-                vel: to_d(first.vel),
-                inv_mass: 1.0 / params.phases[first.phase as usize].mass as f64,
+                id: n.id,
+                vel: to_d(n.vel),
+                inv_mass: 1.0 / params.phases[n.phase as usize].mass as f64,
                 new: true,
-            });
-        }
-        start = end;
-    }
-    // The CPU path orders contacts by body, then slot; so does this one.
-    out.sort_by_key(|t| (t.contact.body, t.contact.slot));
-    Ok(out)
+            })
+        })
+        .collect())
 }
 
 /// Liquid particle centres within this fraction of a spacing of a wall's bound rest on it.

@@ -1,6 +1,9 @@
 //! The liquid: Clavet et al. 2005 double-density relaxation SPH on the CPU, one module per
-//! phase of the step.
+//! phase of the step, and the [`Liquid`] interface that every backend (this CPU solver,
+//! [`CpuLiquid`], and the GPU one in `gpu/`) implements. It imports no backend.
+pub mod backend;
 pub mod boundary;
+pub mod cpu;
 pub mod grid;
 pub mod neighbours;
 pub mod params;
@@ -10,6 +13,8 @@ pub mod step;
 pub mod viscosity;
 pub mod walls;
 
+pub use backend::{BodyParticle, BodyReach, DeviceReport, Liquid, NearBody};
+pub use cpu::CpuLiquid;
 pub use params::LiquidParams;
 pub use particles::{LatticeBlock, Particles};
 pub use step::LiquidSolver;

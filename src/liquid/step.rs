@@ -1,5 +1,6 @@
-//! One liquid step in the order of docs/design.md (steps 1-5): gravity, viscosity,
-//! prediction, relaxation, walls, velocity update.
+//! The CPU liquid solver and its step, in the order of docs/design.md (steps 1-5): gravity,
+//! viscosity, prediction, relaxation, walls, velocity update (the GPU step follows the same
+//! order).
 use super::boundary::{self, BoundaryGrid, BoundaryParticles, WallKernel};
 use super::grid::Grid;
 use super::neighbours::NeighbourLists;

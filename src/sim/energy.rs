@@ -22,8 +22,8 @@ impl Simulation {
     /// The mechanical energy now (of `particles` as last synced on the GPU backend).
     pub fn energy(&self) -> Energy {
         let g = self.gravity;
-        let p = &self.particles;
-        let phases = &self.liquid.params.phases;
+        let p = self.particles();
+        let phases = &self.liquid.params().phases;
         let mut e = Energy::default();
         for k in 0..p.len() {
             let m = phases[p.phase[k] as usize].mass as f64;

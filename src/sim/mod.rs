@@ -6,13 +6,13 @@ pub mod runner;
 use crate::backend::Backend;
 use crate::coupling::kernel_boundary::BodyBoundary;
 use crate::coupling::{Coupler, CouplingFailure};
+use crate::gpu::GpuLiquid;
 use crate::gpu::context::{AdapterKind, GpuContext};
-use crate::gpu::{GpuLiquidSolver, Timing};
 use crate::joints::{ErrorPeaks, Joint};
-use crate::liquid::{LiquidSolver, Particles};
+use crate::liquid::{CpuLiquid, Liquid, Particles};
 use crate::rigid::RigidBody;
 use crate::scene::{LoadedScene, Scene};
-use crate::timing::{Phase, PhaseTimes};
+use crate::timing::{Phase, PhaseTimes, Timing};
 use crate::{Error, Result};
 use build::LiquidSetup;
 use glam::DVec3;
@@ -20,10 +20,9 @@ use glam::DVec3;
 /// The state of a run: particles, solvers, clock.
 #[derive(Debug)]
 pub struct Simulation {
-    /// The liquid particles (on the GPU backend, as of the last [`Simulation::sync_particles`]).
-    pub particles: Particles,
-    /// The liquid solver.
-    pub liquid: LiquidSolver,
+    /// The liquid, its solver and particles, on the CPU or GPU backend (its particles on the
+    /// host are those of the last [`Simulation::sync_particles`]).
+    pub liquid: Box<dyn Liquid>,
     /// The rigid bodies (none until [`Simulation::setup`] builds them).
     pub bodies: Vec<RigidBody>,
     /// Liquid particles removed at setup because they started inside a body.
@@ -51,9 +50,6 @@ pub struct Simulation {
     pub steps: u64,
     /// Time spent per phase.
     pub times: PhaseTimes,
-    /// The GPU liquid solver when the backend is `gpu`: it holds the particles between
-    /// frames, and [`Simulation::sync_particles`] copies them back into `particles`.
-    pub gpu: Option<GpuLiquidSolver>,
     /// How GPU steps are timed.
     pub gpu_timing: Timing,
 }
@@ -74,8 +70,7 @@ impl Simulation {
             ..
         } = liquid;
         Simulation {
-            particles,
-            liquid: LiquidSolver::new(params),
+            liquid: Box::new(CpuLiquid::new(params, particles)),
             bodies: Vec::new(),
             removed_inside_bodies: 0,
             coupler: None,
@@ -89,7 +84,6 @@ impl Simulation {
             time: 0.0,
             steps: 0,
             times: PhaseTimes::default(),
-            gpu: None,
             gpu_timing: Timing::Off,
         }
     }
@@ -105,27 +99,33 @@ impl Simulation {
         let mut sim = Simulation::with_liquid(liquid, scene);
         sim.bodies = build::bodies(loaded, spacing)?;
         sim.removed_inside_bodies =
-            crate::coupling::inside::remove_liquid_inside(&mut sim.particles, &sim.bodies);
+            crate::coupling::inside::remove_liquid_inside(sim.liquid.particles_mut(), &sim.bodies);
         if !sim.bodies.is_empty() {
             let mut coupler = Coupler::new(&sim.bodies, &build::coupling(&scene.coupling));
             coupler.joints = build::joints(loaded, &sim.bodies)?;
             sim.coupler = Some(coupler);
-            let p = &sim.liquid.params;
+            let p = sim.liquid.params();
             sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
-            sim.body_boundary
-                .place(&sim.bodies, &mut sim.liquid.boundary);
         }
         if backend == Backend::Gpu {
             let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
                 Error::input("--backend gpu: no GPU adapter found; fix: use --backend cpu or auto")
             })?;
-            sim.gpu = Some(GpuLiquidSolver::new(
-                ctx,
-                sim.liquid.params.clone(),
-                &sim.particles,
-            )?);
+            let particles = std::mem::take(sim.liquid.particles_mut());
+            let params = sim.liquid.params().clone();
+            sim.liquid = Box::new(GpuLiquid::new(ctx, params, particles)?);
+        }
+        if !sim.bodies.is_empty() {
+            let (b, bodies) = (&sim.body_boundary, &sim.bodies);
+            sim.liquid.place_boundary(&mut |out| b.place(bodies, out))?;
         }
         Ok(sim)
+    }
+
+    /// The liquid particles (on the GPU backend, as of the last
+    /// [`Simulation::sync_particles`]).
+    pub fn particles(&self) -> &Particles {
+        self.liquid.particles()
     }
 
     /// The joints between the bodies (none without bodies).
@@ -135,7 +135,7 @@ impl Simulation {
 
     /// The backend the liquid steps on.
     pub fn backend(&self) -> Backend {
-        if self.gpu.is_some() {
+        if self.liquid.device().is_some() {
             Backend::Gpu
         } else {
             Backend::Cpu
@@ -144,45 +144,26 @@ impl Simulation {
 
     /// Bring `particles` up to date (a download from the GPU backend; nothing on the CPU).
     pub fn sync_particles(&mut self) -> Result<()> {
-        if let Some(g) = &self.gpu {
-            self.particles = g.download()?;
-        }
-        Ok(())
+        self.liquid.sync()
     }
 
     /// Take one step.
     pub fn step(&mut self) -> Result<()> {
         if !self.body_boundary.is_empty() {
-            self.body_boundary
-                .place(&self.bodies, &mut self.liquid.boundary);
-            if let Some(g) = self.gpu.as_mut() {
-                g.set_boundary(&self.liquid.boundary)?;
-            }
-        }
-        if let Some(g) = self.gpu.as_mut() {
-            if !g.is_uploaded() {
-                g.upload(&self.particles)?;
-            }
-            g.step(self.dt as f32, self.gpu_timing, &mut self.times)?;
-        } else {
+            let (b, bodies) = (&self.body_boundary, &self.bodies);
             self.liquid
-                .step(&mut self.particles, self.dt as f32, &mut self.times)?;
+                .place_boundary(&mut |out| b.place(bodies, out))?;
         }
+        self.liquid
+            .step(self.dt as f32, self.gpu_timing, &mut self.times)?;
         // Bodies: contacts with the liquid, the walls and each other through the LCP, then
         // their motion.
         let (dt, g) = (self.dt, self.gravity);
         if let Some(coupler) = self.coupler.as_mut() {
-            let (params, bodies) = (&self.liquid.params, &mut self.bodies);
-            let result = match self.gpu.as_mut() {
-                Some(gpu) => self.times.time(Phase::Collisions, || {
-                    coupler.step_gpu(gpu, params, bodies, g, dt)
-                }),
-                None => {
-                    let p = &mut self.particles;
-                    self.times
-                        .time(Phase::Collisions, || coupler.step(p, params, bodies, g, dt))
-                }
-            };
+            let (liquid, bodies) = (self.liquid.as_mut(), &mut self.bodies);
+            let result = self
+                .times
+                .time(Phase::Collisions, || coupler.step(liquid, bodies, g, dt));
             if let Err(e) = result {
                 self.failed_lcp = coupler.failure.take();
                 return Err(e);

@@ -58,7 +58,7 @@ pub struct RunSummary {
 
 /// The manifest of a run before its first frame.
 pub fn initial_manifest(loaded: &LoadedScene, sim: &Simulation, backend: Backend) -> Manifest {
-    let params = &sim.liquid.params;
+    let params = sim.liquid.params();
     Manifest {
         program: "sphrigid",
         version: env!("CARGO_PKG_VERSION"),
@@ -66,7 +66,7 @@ pub fn initial_manifest(loaded: &LoadedScene, sim: &Simulation, backend: Backend
         scene: serde_json::to_value(&loaded.scene).expect("a scene serialises"),
         units: Manifest::si_units(),
         backend: backend.name().to_string(),
-        particles: sim.particles.len(),
+        particles: sim.particles().len(),
         removed_inside_bodies: sim.removed_inside_bodies,
         particle_radius: params.spacing as f64 / 2.0,
         kernel_radius: params.h as f64,
@@ -119,7 +119,7 @@ pub fn run(
     let scene = &loaded.scene;
     let frames = opts.frames.unwrap_or(scene.time.frames);
     let mut sim = Simulation::setup(loaded, opts.backend)?;
-    sim.liquid.update_densities(&mut sim.particles)?;
+    sim.liquid.update_densities()?;
     let run_dir = RunDir::new(&opts.out);
     let mut writer = FrameWriter::new(&run_dir, initial_manifest(loaded, &sim, opts.backend))?;
     let mut rigid = if sim.bodies.is_empty() {
@@ -144,7 +144,7 @@ pub fn run(
             let joints = sim.coupler.as_ref().map_or(&[][..], |c| &c.joints);
             j.write_frame(joints, &sim.bodies, &mut sim.joint_peaks, frame, time)?;
         }
-        writer.write_frame_with(&sim.particles, &sim.liquid.params, frame, time, extra)
+        writer.write_frame_with(sim.particles(), sim.liquid.params(), frame, time, extra)
     };
     write(&mut writer, &mut sim, 0, 0.0)?;
     let start = Instant::now();
@@ -152,7 +152,7 @@ pub fn run(
         frame: 0,
         frames,
         time: 0.0,
-        particles: sim.particles.len(),
+        particles: sim.particles().len(),
         steps: 0,
         elapsed: Duration::ZERO,
     };
@@ -186,7 +186,7 @@ pub fn run(
             frame,
             frames,
             time,
-            particles: sim.particles.len(),
+            particles: sim.particles().len(),
             steps: sim.steps,
             elapsed: start.elapsed(),
         };

@@ -70,10 +70,10 @@ pub fn run_scene_without_leaks(
     let mut sim = sphrigid::sim::Simulation::setup(&loaded, sphrigid::backend::Backend::Cpu)
         .expect("it sets up");
     let check = LeakCheck::new(&sim.bodies);
-    let spacing = sim.liquid.params.spacing as f64;
+    let spacing = sim.liquid.params().spacing as f64;
     for frame in 1..=frames {
         sim.advance_frame().expect("the frame runs");
-        if let Some(leak) = check.deepest(&sim.particles, &sim.bodies) {
+        if let Some(leak) = check.deepest(sim.particles(), &sim.bodies) {
             assert!(
                 leak.depth <= 0.1 * spacing,
                 "{name} {sets:?}, frame {frame}: liquid particle {} lies {:.3} spacings inside body {}",

@@ -1,0 +1,131 @@
+//! The GPU backend of the [`Liquid`] interface: the [`GpuLiquidSolver`] with a host copy of
+//! the particles. Before the first step the host copy is the state (frame 0's kernel sums are
+//! computed there by the CPU solver, as the CPU backend does); the first step uploads it, and
+//! [`Liquid::sync`] downloads it again.
+use super::GpuLiquidSolver;
+use super::contacts::Contact;
+use super::context::{self, GpuContext};
+use crate::Result;
+use crate::liquid::backend::{BodyParticle, BodyReach, DeviceReport, Liquid, NearBody};
+use crate::liquid::boundary::BoundaryParticles;
+use crate::liquid::{CpuLiquid, LiquidParams, Particles};
+use crate::timing::{PhaseTimes, Timing};
+use glam::Vec3A;
+
+/// The liquid on the GPU, with the host copy of its particles.
+#[derive(Debug)]
+pub struct GpuLiquid {
+    /// The solver on the device.
+    pub solver: GpuLiquidSolver,
+    /// The host side: the particles as of the last download (the state before the first
+    /// step), and a CPU solver for frame 0's kernel sums and the body boundary particles.
+    host: CpuLiquid,
+}
+
+impl GpuLiquid {
+    /// The liquid of `particles` on the device of `ctx`, for `params`.
+    pub fn new(ctx: GpuContext, params: LiquidParams, particles: Particles) -> Result<GpuLiquid> {
+        let solver = GpuLiquidSolver::new(ctx, params.clone(), &particles)?;
+        Ok(GpuLiquid {
+            solver,
+            host: CpuLiquid::new(params, particles),
+        })
+    }
+}
+
+impl Liquid for GpuLiquid {
+    fn params(&self) -> &LiquidParams {
+        &self.solver.params
+    }
+
+    fn len(&self) -> usize {
+        self.solver.len()
+    }
+
+    fn particles(&self) -> &Particles {
+        &self.host.particles
+    }
+
+    fn particles_mut(&mut self) -> &mut Particles {
+        &mut self.host.particles
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.host.particles = self.solver.download()?;
+        Ok(())
+    }
+
+    /// On the host, before the first step uploads the particles.
+    fn update_densities(&mut self) -> Result<()> {
+        self.host.update_densities()
+    }
+
+    fn place_boundary(&mut self, place: &mut dyn FnMut(&mut BoundaryParticles)) -> Result<()> {
+        self.host.place_boundary(place)?;
+        self.solver.set_boundary(&self.host.solver.boundary)
+    }
+
+    fn step(&mut self, dt: f32, timing: Timing, times: &mut PhaseTimes) -> Result<()> {
+        if !self.solver.is_uploaded() {
+            self.solver.upload(&self.host.particles)?;
+        }
+        self.solver.step(dt, timing, times)
+    }
+
+    /// The GPU pairs the particles with the bodies' surface particles and sends down only the
+    /// pairs; each (particle, body) is kept once, with the state of its first pair.
+    fn near_bodies(&mut self, reach: &BodyReach<'_>) -> Result<Vec<NearBody>> {
+        let (owner, spheres): (Vec<u32>, Vec<BodyParticle>) = (reach.surface)().into_iter().unzip();
+        let pairs: Vec<Contact> = self.solver.find_contacts(&spheres)?;
+        let mut out = Vec::new();
+        // Pairs come sorted by liquid id, then body particle (so by body): one run per
+        // candidate.
+        let mut start = 0;
+        while start < pairs.len() {
+            let (id, body) = (
+                pairs[start].liquid_id,
+                owner[pairs[start].body_particle as usize],
+            );
+            let mut end = start + 1;
+            while end < pairs.len()
+                && pairs[end].liquid_id == id
+                && owner[pairs[end].body_particle as usize] == body
+            {
+                end += 1;
+            }
+            let first = &pairs[start];
+            out.push(NearBody {
+                body,
+                slot: first.slot,
+                id,
+                pos: first.pos,
+                vel: first.vel,
+                phase: first.phase,
+            });
+            start = end;
+        }
+        // The CPU backend orders them by body, then slot; so does this one.
+        out.sort_by_key(|n| (n.body, n.slot));
+        Ok(out)
+    }
+
+    fn apply_impulses(&mut self, dv: &[(u32, Vec3A)], dt: f32) -> Result<()> {
+        self.solver.apply_impulses(dv, dt)
+    }
+
+    fn push_out(&mut self, dx: &[(u32, Vec3A)]) -> Result<()> {
+        self.solver.push_out(dx)
+    }
+
+    fn wait(&self) -> Result<()> {
+        self.solver.ctx.wait()
+    }
+
+    fn device(&self) -> Option<DeviceReport> {
+        Some(DeviceReport {
+            adapter: context::describe(&self.solver.ctx.info),
+            timestamps: self.solver.ctx.timestamps,
+            bytes_per_particle: self.solver.bytes_per_particle(),
+        })
+    }
+}

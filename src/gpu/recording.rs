@@ -1,0 +1,182 @@
+//! Recording each phase of the GPU step into a compute pass: which kernel, which buffers (the
+//! ping-pong buffers the cursor names), how many invocations; the phases that swap a buffer
+//! return the cursor after them.
+use super::solver::Cursor;
+use super::{GpuLiquidSolver, boundary_grid, density, scatter};
+
+impl GpuLiquidSolver {
+    pub(super) fn rec_gravity(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let b = &self.bufs;
+        self.passes.velocity.dispatch(
+            &self.ctx.device,
+            pass,
+            "gravity",
+            &b.params,
+            &b.pos[self.cur.pos],
+            &b.prev,
+            &b.vel[self.cur.vel],
+            self.n,
+        );
+    }
+
+    pub(super) fn rec_viscosity(&self, pass: &mut wgpu::ComputePass<'_>) -> Cursor {
+        let b = &self.bufs;
+        let c = self.cur;
+        self.passes.viscosity.dispatch(
+            &self.ctx.device,
+            pass,
+            &b.params,
+            &b.pos[c.pos],
+            &b.cell_of,
+            &b.cell_start,
+            &b.phases,
+            &b.vel[c.vel],
+            &b.vel[1 - c.vel],
+            self.n,
+        );
+        Cursor {
+            vel: 1 - c.vel,
+            ..c
+        }
+    }
+
+    pub(super) fn rec_grid(&self, pass: &mut wgpu::ComputePass<'_>) -> Cursor {
+        let b = &self.bufs;
+        let c = self.cur;
+        let d = &self.ctx.device;
+        let p = &self.passes;
+        p.cell_index.dispatch(
+            d,
+            pass,
+            &b.params,
+            &b.pos[c.pos],
+            &b.vel[c.vel],
+            &b.cell_of,
+            &b.flags,
+            self.n,
+        );
+        p.count
+            .clear(d, pass, &b.params, &b.cell_of, &b.cell_count, self.ncells);
+        p.count
+            .dispatch(d, pass, &b.params, &b.cell_of, &b.cell_count, self.n);
+        p.prefix.dispatch(pass);
+        p.count
+            .clear(d, pass, &b.params, &b.cell_of, &b.cell_count, self.ncells);
+        let sb = scatter::ScatterBuffers {
+            cell_of: &b.cell_of,
+            cell_start: &b.cell_start,
+            cursor: &b.cell_count,
+            perm: &b.perm,
+            id_in: &b.id[c.id],
+            pos_in: &b.pos[c.pos],
+            pred: &b.vel[c.vel],
+            pos_out: &b.pos[1 - c.pos],
+            prev_out: &b.prev,
+            id_out: &b.id[1 - c.id],
+        };
+        p.scatter
+            .dispatch(d, pass, &b.params, &sb, self.n, self.ncells);
+        Cursor {
+            pos: 1 - c.pos,
+            id: 1 - c.id,
+            vel: c.vel,
+        }
+    }
+
+    /// Bin the body boundary particles (their counts in the liquid's count buffer, whose
+    /// counts the liquid no longer needs once its scatter is done).
+    pub(super) fn rec_boundary_grid(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let (Some(prefix), nb) = (&self.boundary_prefix, self.n_boundary) else {
+            return;
+        };
+        if nb == 0 {
+            return;
+        }
+        let d = &self.ctx.device;
+        let p = &self.passes;
+        let b = &self.boundary;
+        let count = &self.bufs.cell_count;
+        let bb = boundary_grid::BoundaryGridBuffers {
+            input: &b.input,
+            cell_of: &b.cell_of,
+            cell_start: &b.cell_start,
+            cursor: count,
+            perm: &b.perm,
+            sorted: &b.sorted,
+        };
+        p.boundary_grid.dispatch_cells(d, pass, &b.params, &bb, nb);
+        p.count
+            .clear(d, pass, &b.params, &b.cell_of, count, self.ncells);
+        p.count.dispatch(d, pass, &b.params, &b.cell_of, count, nb);
+        prefix.dispatch(pass);
+        p.count
+            .clear(d, pass, &b.params, &b.cell_of, count, self.ncells);
+        p.boundary_grid
+            .dispatch_sort(d, pass, &b.params, &bb, nb, self.ncells);
+    }
+
+    pub(super) fn rec_density(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let b = &self.bufs;
+        let db = density::DensityBuffers {
+            pos: &b.pos[self.cur.pos],
+            cell_of: &b.cell_of,
+            cell_start: &b.cell_start,
+            phases: &b.phases,
+            rho: &b.rho,
+            press: &b.press,
+            wall_table: &b.wall_table,
+            boundary_start: &self.boundary.cell_start,
+            boundary: &self.boundary.sorted,
+        };
+        self.passes
+            .density
+            .dispatch(&self.ctx.device, pass, &b.params, &db, self.n);
+    }
+
+    pub(super) fn rec_relaxation(&self, pass: &mut wgpu::ComputePass<'_>) -> Cursor {
+        let b = &self.bufs;
+        let c = self.cur;
+        self.passes.relaxation.dispatch(
+            &self.ctx.device,
+            pass,
+            &b.params,
+            &b.pos[c.pos],
+            &b.cell_of,
+            &b.cell_start,
+            &b.phases,
+            &b.press,
+            &b.pos[1 - c.pos],
+            self.n,
+        );
+        Cursor {
+            pos: 1 - c.pos,
+            ..c
+        }
+    }
+
+    pub(super) fn rec_walls(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let b = &self.bufs;
+        self.passes.walls.dispatch(
+            &self.ctx.device,
+            pass,
+            &b.params,
+            &b.pos[self.cur.pos],
+            &b.prev,
+            self.n,
+        );
+    }
+
+    pub(super) fn rec_update(&self, pass: &mut wgpu::ComputePass<'_>) {
+        let b = &self.bufs;
+        self.passes.velocity.dispatch(
+            &self.ctx.device,
+            pass,
+            "update",
+            &b.params,
+            &b.pos[self.cur.pos],
+            &b.prev,
+            &b.vel[self.cur.vel],
+            self.n,
+        );
+    }
+}

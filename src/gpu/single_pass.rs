@@ -1,0 +1,99 @@
+//! Each phase of the GPU step run on its own and waited for: the hooks the per-pass tests
+//! (tests/gpu_passes.rs) hold against the CPU twins, and the grid build before a first step.
+use super::GpuLiquidSolver;
+use super::solver::Cursor;
+use crate::{Error, Result};
+
+impl GpuLiquidSolver {
+    /// Run one recorded phase on its own and wait for it (for the per-pass tests).
+    fn run_alone(
+        &mut self,
+        dt: f32,
+        f: impl FnOnce(&Self, &mut wgpu::ComputePass<'_>) -> Option<Cursor>,
+    ) -> Result<()> {
+        if !self.uploaded {
+            return Err(Error::Run(
+                "GPU solver: upload particles before running a pass".into(),
+            ));
+        }
+        self.ensure_dt(dt);
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        let next = {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            f(self, &mut pass)
+        };
+        self.ctx.queue.submit([enc.finish()]);
+        self.ctx.wait()?;
+        if let Some(c) = next {
+            self.cur = c;
+        }
+        Ok(())
+    }
+
+    /// Gravity alone: `v += g dt`.
+    pub fn pass_gravity(&mut self, dt: f32) -> Result<()> {
+        self.run_alone(dt, |s, p| {
+            s.rec_gravity(p);
+            None
+        })
+    }
+
+    /// Viscosity alone, on the current grid.
+    pub fn pass_viscosity(&mut self, dt: f32) -> Result<()> {
+        self.run_alone(dt, |s, p| Some(s.rec_viscosity(p)))
+    }
+
+    /// The grid build alone: prediction by `dt`, cells, counts, prefix sum, scatter, sort.
+    pub fn pass_grid(&mut self, dt: f32) -> Result<()> {
+        self.run_alone(dt, |s, p| Some(s.rec_grid(p)))?;
+        self.has_grid = true;
+        Ok(())
+    }
+
+    /// Kernel sums and pressures alone (binning the body boundary particles first if they
+    /// changed).
+    pub fn pass_density(&mut self) -> Result<()> {
+        let dt = self.dt;
+        self.run_alone(dt, |s, p| {
+            if !s.boundary_binned {
+                s.rec_boundary_grid(p);
+            }
+            s.rec_density(p);
+            None
+        })?;
+        self.boundary_binned = true;
+        Ok(())
+    }
+
+    /// The binning of the body boundary particles alone.
+    pub fn pass_boundary_grid(&mut self) -> Result<()> {
+        let dt = self.dt;
+        self.run_alone(dt, |s, p| {
+            s.rec_boundary_grid(p);
+            None
+        })?;
+        self.boundary_binned = true;
+        Ok(())
+    }
+
+    /// Relaxation displacements alone (on the last pressures).
+    pub fn pass_relaxation(&mut self, dt: f32) -> Result<()> {
+        self.run_alone(dt, |s, p| Some(s.rec_relaxation(p)))
+    }
+
+    /// Wall collisions alone.
+    pub fn pass_walls(&mut self, dt: f32) -> Result<()> {
+        self.run_alone(dt, |s, p| {
+            s.rec_walls(p);
+            None
+        })
+    }
+
+    /// Velocity update alone.
+    pub fn pass_velocity(&mut self, dt: f32) -> Result<()> {
+        self.run_alone(dt, |s, p| {
+            s.rec_update(p);
+            None
+        })
+    }
+}

@@ -1,0 +1,423 @@
+//! The GPU liquid solver: its buffers and compiled passes, the upload of particles and body
+//! boundary particles, and the step's orchestration (which phases run, in the CPU step's
+//! order). Recording each phase is in `recording`, timing them in `timing`, reading results
+//! back in `readback`, running one phase alone in `single_pass`.
+use super::buffers::{self, BoundaryBuffers, GpuParams, GpuPhase, LiquidBuffers};
+use super::context::GpuContext;
+use super::grid_spec::GridSpec;
+use super::timing::{Recorder, Stamps};
+use super::{
+    boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
+    relaxation, scatter, velocity, viscosity, walls,
+};
+use crate::liquid::boundary::{BoundaryParticles, WALL_TABLE_SAMPLES, WallKernel};
+use crate::liquid::{LiquidParams, Particles};
+use crate::timing::{Phase, PhaseTimes, Timing};
+use crate::{Error, Result};
+use glam::Vec3A;
+use std::time::Instant;
+
+/// The compiled passes.
+#[derive(Debug)]
+pub(super) struct Passes {
+    pub(super) cell_index: cell_index::CellIndex,
+    pub(super) count: count::Count,
+    pub(super) prefix: prefix_sum::PrefixSum,
+    pub(super) scatter: scatter::Scatter,
+    pub(super) boundary_grid: boundary_grid::BoundaryGridPass,
+    pub(super) density: density::Density,
+    pub(super) relaxation: relaxation::Relaxation,
+    pub(super) viscosity: viscosity::Viscosity,
+    pub(super) walls: walls::WallsPass,
+    pub(super) velocity: velocity::Velocity,
+    pub(super) contacts: contacts::Contacts,
+    pub(super) impulses: impulses::Impulses,
+    pub(super) push_out: push_out::PushOut,
+}
+
+/// Which of each pair of ping-pong buffers holds the current data.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Cursor {
+    pub(super) pos: usize,
+    pub(super) vel: usize,
+    pub(super) id: usize,
+}
+
+/// The liquid solver on the GPU: buffers, pipelines and the step.
+pub struct GpuLiquidSolver {
+    /// The device.
+    pub ctx: GpuContext,
+    /// Parameters derived from the scene.
+    pub params: LiquidParams,
+    /// The grid's bounds.
+    pub grid: GridSpec,
+    pub(super) bufs: LiquidBuffers,
+    pub(super) passes: Passes,
+    pub(super) boundary: BoundaryBuffers,
+    pub(super) boundary_prefix: Option<prefix_sum::PrefixSum>,
+    pub(super) n_boundary: u32,
+    pub(super) boundary_binned: bool,
+    pub(super) cur: Cursor,
+    pub(super) n: u32,
+    pub(super) ncells: u32,
+    pub(super) dt: f32,
+    pub(super) has_grid: bool,
+    pub(super) uploaded: bool,
+    pub(super) stamps: Option<Stamps>,
+    pub(super) gp: GpuParams,
+}
+
+impl std::fmt::Debug for GpuLiquidSolver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GpuLiquidSolver")
+            .field("ctx", &self.ctx)
+            .field("particles", &self.n)
+            .field("grid", &self.grid)
+            .finish()
+    }
+}
+
+/// A vector as the uniform's array.
+pub(super) fn v3(v: Vec3A) -> [f32; 3] {
+    [v.x, v.y, v.z]
+}
+
+impl GpuLiquidSolver {
+    /// A solver for `params` sized for the particles `p` (uploaded before the first step).
+    pub fn new(ctx: GpuContext, params: LiquidParams, p: &Particles) -> Result<GpuLiquidSolver> {
+        let grid = GridSpec::new(&params, p)?;
+        let n = u32::try_from(p.len())
+            .map_err(|_| Error::input("more than 2^32 particles cannot run on the GPU"))?;
+        let ncells = grid.cells();
+        let wall_kernel = params
+            .walls
+            .as_ref()
+            .map(|_| WallKernel::new(params.spacing, params.h));
+        let bufs = LiquidBuffers::new(
+            &ctx,
+            n as u64,
+            ncells as u64,
+            params.phases.len().max(1) as u64,
+            wall_kernel.as_ref().map_or(0, |k| k.table.len() as u64),
+        )?;
+        if let Some(k) = &wall_kernel {
+            ctx.queue
+                .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
+        }
+        let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
+        let device = &ctx.device;
+        let prefix =
+            prefix_sum::PrefixSum::new(&ctx, &bufs.cell_count, &bufs.cell_start, ncells + 1)?;
+        let passes = Passes {
+            cell_index: cell_index::CellIndex::new(device),
+            count: count::Count::new(device),
+            prefix,
+            scatter: scatter::Scatter::new(device),
+            boundary_grid: boundary_grid::BoundaryGridPass::new(device),
+            density: density::Density::new(device),
+            relaxation: relaxation::Relaxation::new(device),
+            viscosity: viscosity::Viscosity::new(device),
+            walls: walls::WallsPass::new(device),
+            velocity: velocity::Velocity::new(device),
+            contacts: contacts::Contacts::new(device),
+            impulses: impulses::Impulses::new(device),
+            push_out: push_out::PushOut::new(device),
+        };
+        let stamps = ctx.timestamps.then(|| {
+            let capacity = 64;
+            Stamps {
+                set: device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("phase timestamps"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count: capacity,
+                }),
+                resolve: device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("timestamps"),
+                    size: capacity as u64 * 8,
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                }),
+                capacity,
+            }
+        });
+        let phases: Vec<GpuPhase> = params
+            .phases
+            .iter()
+            .map(|ph| GpuPhase {
+                mass: ph.mass,
+                k_eff: ph.k_eff,
+                k_near_eff: ph.k_near_eff,
+                cohesion: if ph.cohesion { 1.0 } else { 0.0 },
+                sigma: ph.sigma,
+                beta: ph.beta,
+                pad: [0.0; 2],
+            })
+            .collect();
+        if !phases.is_empty() {
+            ctx.queue
+                .write_buffer(&bufs.phases, 0, bytemuck::cast_slice(&phases));
+        }
+        let mut s = GpuLiquidSolver {
+            ctx,
+            params,
+            grid,
+            bufs,
+            passes,
+            boundary,
+            boundary_prefix: None,
+            n_boundary: 0,
+            boundary_binned: true,
+            cur: Cursor::default(),
+            n,
+            ncells,
+            dt: f32::NAN,
+            has_grid: false,
+            uploaded: false,
+            stamps,
+            gp: GpuParams::default(),
+        };
+        s.write_params(0.0);
+        Ok(s)
+    }
+
+    /// Bytes of GPU memory allocated for the liquid (every persistent buffer).
+    pub fn bytes_allocated(&self) -> u64 {
+        self.bufs.bytes
+            + self.passes.prefix.bytes
+            + self.boundary.bytes
+            + self.boundary_prefix.as_ref().map_or(0, |p| p.bytes)
+    }
+
+    /// GPU bytes per liquid particle.
+    pub fn bytes_per_particle(&self) -> f64 {
+        self.bytes_allocated() as f64 / (self.n.max(1)) as f64
+    }
+
+    /// Number of particles.
+    pub fn len(&self) -> usize {
+        self.n as usize
+    }
+
+    /// Whether there are no particles.
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+
+    /// Whether particles have been uploaded.
+    pub fn is_uploaded(&self) -> bool {
+        self.uploaded
+    }
+
+    pub(super) fn write_params(&mut self, dt: f32) {
+        let p = &self.params;
+        let (lo, hi, rest, fric, has) = match &p.walls {
+            Some(w) => (w.lo, w.hi, w.restitution, w.friction, 1),
+            None => (Vec3A::ZERO, Vec3A::ZERO, 0.0, 0.0, 0),
+        };
+        let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
+        let gp = GpuParams {
+            origin: v3(self.grid.origin),
+            cell: p.h,
+            dims: self.grid.dims,
+            n: self.n,
+            gravity_dt: v3(p.gravity * dt),
+            h: p.h,
+            wall_lo: v3(lo),
+            restitution: rest,
+            wall_hi: v3(hi),
+            friction: fric,
+            dt,
+            inv_dt,
+            inv_h: 1.0 / p.h,
+            rho0: p.rho0,
+            ncells: self.ncells,
+            has_walls: has,
+            uniform_mass: (p.phases.len() == 1) as u32,
+            n_body: 0,
+            half_spacing: p.spacing / 2.0,
+            n_boundary: self.n_boundary,
+            wall_samples: WALL_TABLE_SAMPLES as u32,
+            pad: 0,
+        };
+        let q = &self.ctx.queue;
+        q.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&gp));
+        if self.boundary.capacity > 0 {
+            let bp = GpuParams {
+                n: self.n_boundary,
+                ..gp
+            };
+            q.write_buffer(&self.boundary.params, 0, bytemuck::bytes_of(&bp));
+        }
+        self.gp = gp;
+        self.dt = dt;
+    }
+
+    /// Copy particles to the GPU (in any order; the next grid build sorts them).
+    pub fn upload(&mut self, p: &Particles) -> Result<()> {
+        if p.len() != self.n as usize {
+            return Err(Error::Run(format!(
+                "the GPU solver holds {} particles, not {}",
+                self.n,
+                p.len()
+            )));
+        }
+        let q = &self.ctx.queue;
+        let pos: Vec<[f32; 4]> = p
+            .pos
+            .iter()
+            .zip(&p.phase)
+            .map(|(x, &ph)| [x.x, x.y, x.z, ph as f32])
+            .collect();
+        let prev: Vec<[f32; 4]> = p
+            .prev
+            .iter()
+            .zip(&p.phase)
+            .map(|(x, &ph)| [x.x, x.y, x.z, ph as f32])
+            .collect();
+        let vel: Vec<[f32; 4]> = p.vel.iter().map(|v| [v.x, v.y, v.z, 0.0]).collect();
+        self.cur = Cursor::default();
+        if self.n > 0 {
+            q.write_buffer(&self.bufs.pos[0], 0, bytemuck::cast_slice(&pos));
+            q.write_buffer(&self.bufs.prev, 0, bytemuck::cast_slice(&prev));
+            q.write_buffer(&self.bufs.vel[0], 0, bytemuck::cast_slice(&vel));
+            q.write_buffer(&self.bufs.id[0], 0, bytemuck::cast_slice(&p.id));
+            q.write_buffer(&self.bufs.rho, 0, bytemuck::cast_slice(&p.rho));
+        }
+        q.write_buffer(&self.bufs.flags, 0, &[0u8; 16]);
+        self.has_grid = false;
+        self.uploaded = true;
+        Ok(())
+    }
+
+    /// Upload this step's body boundary particles (world positions and weights, in the CPU's
+    /// order); the next density pass bins them first. Buffers are allocated on the first
+    /// upload of any, so a scene without bodies has none.
+    pub fn set_boundary(&mut self, b: &BoundaryParticles) -> Result<()> {
+        let nb = u32::try_from(b.len())
+            .map_err(|_| Error::input("more than 2^32 body boundary particles"))?;
+        let grown = nb as u64 > self.boundary.capacity;
+        if grown {
+            self.boundary = BoundaryBuffers::new(&self.ctx, nb as u64, self.ncells as u64)?;
+            self.boundary_prefix = Some(prefix_sum::PrefixSum::new(
+                &self.ctx,
+                &self.bufs.cell_count,
+                &self.boundary.cell_start,
+                self.ncells + 1,
+            )?);
+        }
+        if nb > 0 {
+            let data: Vec<[f32; 4]> = b
+                .pos
+                .iter()
+                .zip(&b.weight)
+                .map(|(x, &w)| [x.x, x.y, x.z, w])
+                .collect();
+            self.ctx
+                .queue
+                .write_buffer(&self.boundary.input, 0, bytemuck::cast_slice(&data));
+        }
+        if grown || nb != self.n_boundary {
+            self.n_boundary = nb;
+            self.write_params(self.dt);
+        }
+        self.boundary_binned = nb == 0;
+        Ok(())
+    }
+
+    pub(super) fn ensure_dt(&mut self, dt: f32) {
+        if self.dt != dt {
+            self.write_params(dt);
+        }
+    }
+
+    /// Sort the particles into the grid without moving them (before the first step, whose
+    /// viscosity needs a grid): the velocities are kept in the other buffer while the
+    /// prediction by `dt = 0` overwrites them.
+    pub fn rebuild_grid(&mut self) -> Result<()> {
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        let (a, b) = (self.cur.vel, 1 - self.cur.vel);
+        let size = self.n as u64 * buffers::VEC4;
+        enc.copy_buffer_to_buffer(&self.bufs.vel[a], 0, &self.bufs.vel[b], 0, size);
+        self.ctx.queue.submit([enc.finish()]);
+        self.pass_grid(0.0)?;
+        self.cur.vel = b;
+        Ok(())
+    }
+
+    /// Record one phase of a step with `rec` (`f` records it and returns the cursor after it,
+    /// if it moves).
+    fn phase(
+        &mut self,
+        rec: &mut Recorder,
+        phase: Phase,
+        f: impl FnOnce(&Self, &mut wgpu::ComputePass<'_>) -> Option<Cursor>,
+    ) -> Result<()> {
+        let next = rec.phase(&self.ctx, self.stamps.as_ref(), phase, |p| f(self, p))?;
+        if let Some(c) = next {
+            self.cur = c;
+        }
+        Ok(())
+    }
+
+    /// Advance the particles by `dt`, in the CPU step's order. `timing` says how the phases
+    /// are timed into `times`.
+    pub fn step(&mut self, dt: f32, timing: Timing, times: &mut PhaseTimes) -> Result<()> {
+        if self.n == 0 {
+            return Ok(());
+        }
+        if !self.uploaded {
+            return Err(Error::Run(
+                "GPU solver: upload particles before stepping".into(),
+            ));
+        }
+        if !self.has_grid {
+            let t = Instant::now();
+            self.rebuild_grid()?;
+            times.add(Phase::Grid, t.elapsed());
+        }
+        self.ensure_dt(dt);
+        let timing = match (timing, &self.stamps) {
+            (Timing::Timestamps, None) => Timing::Wall,
+            (t, _) => t,
+        };
+        let viscous = crate::liquid::viscosity::any_viscosity(&self.params);
+        let mut rec = Recorder::new(&self.ctx, timing);
+        self.phase(&mut rec, Phase::Integrate, |s, p| {
+            s.rec_gravity(p);
+            None
+        })?;
+        if viscous {
+            self.phase(&mut rec, Phase::Viscosity, |s, p| Some(s.rec_viscosity(p)))?;
+        }
+        self.phase(&mut rec, Phase::Grid, |s, p| Some(s.rec_grid(p)))?;
+        if !self.boundary_binned {
+            self.phase(&mut rec, Phase::Grid, |s, p| {
+                s.rec_boundary_grid(p);
+                None
+            })?;
+            self.boundary_binned = true;
+        }
+        for _ in 0..self.params.passes {
+            self.phase(&mut rec, Phase::Density, |s, p| {
+                s.rec_density(p);
+                None
+            })?;
+            self.phase(&mut rec, Phase::Relaxation, |s, p| {
+                Some(s.rec_relaxation(p))
+            })?;
+        }
+        if self.params.walls.is_some() {
+            self.phase(&mut rec, Phase::Collisions, |s, p| {
+                s.rec_walls(p);
+                None
+            })?;
+        }
+        self.phase(&mut rec, Phase::Integrate, |s, p| {
+            s.rec_update(p);
+            None
+        })?;
+        rec.finish(&self.ctx, self.stamps.as_ref(), times)?;
+        self.has_grid = true;
+        Ok(())
+    }
+}

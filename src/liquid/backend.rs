@@ -1,0 +1,120 @@
+//! The one liquid interface: [`Liquid`], the trait that the simulation and the coupling drive
+//! the liquid through, whichever backend runs it (the CPU solver, [`super::cpu::CpuLiquid`],
+//! or the GPU one in `gpu/`). It owns what both backends share with their callers: the step,
+//! the host copy of the particles that frames are written from, the body boundary particles,
+//! the search for liquid particles near the bodies, and the coupling's impulses and
+//! push-outs. Nothing here knows a backend; backends import this module, not the reverse.
+use super::boundary::BoundaryParticles;
+use super::params::LiquidParams;
+use super::particles::Particles;
+use crate::Result;
+use crate::timing::{PhaseTimes, Timing};
+use glam::{DVec3, Vec3A};
+
+/// A sphere of a rigid body's clump.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BodyParticle {
+    /// Centre, m.
+    pub pos: Vec3A,
+    /// Radius, m.
+    pub radius: f32,
+}
+
+/// Where liquid can touch the bodies, in the two forms the backends search by: the CPU tests
+/// every particle against each body's ball; the GPU pairs the particles on its grid with the
+/// bodies' surface particles.
+pub struct BodyReach<'a> {
+    /// Per body, in body order: a ball (centre, radius, m) that holds the centre of every
+    /// liquid particle that can touch the body.
+    pub balls: &'a [(DVec3, f64)],
+    /// The bodies' surface particles with the body each belongs to, in body order: the
+    /// centre of a liquid particle that touches a body lies within one of them, its radius
+    /// grown by half a liquid spacing. Built on demand (only the GPU searches by them).
+    pub surface: &'a dyn Fn() -> Vec<(u32, BodyParticle)>,
+}
+
+/// A liquid particle near a body, with its state: a candidate for a liquid/body contact.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NearBody {
+    /// The body's index.
+    pub body: u32,
+    /// The particle's slot until the next grid build (where impulses and push-outs go).
+    pub slot: u32,
+    /// The particle's id (stable across steps, unlike its slot).
+    pub id: u32,
+    /// The particle's position, m.
+    pub pos: Vec3A,
+    /// The particle's velocity, m/s.
+    pub vel: Vec3A,
+    /// The particle's phase (liquid block).
+    pub phase: u32,
+}
+
+/// What a backend on a device reports about itself (for `sphrigid bench`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceReport {
+    /// The adapter, in words.
+    pub adapter: String,
+    /// Whether the adapter has GPU timestamps (else phases are timed by the wall clock).
+    pub timestamps: bool,
+    /// Device memory allocated per liquid particle, bytes.
+    pub bytes_per_particle: f64,
+}
+
+/// A liquid solver together with its particles: the interface of every backend.
+pub trait Liquid: std::fmt::Debug + Send {
+    /// The parameters derived from the scene.
+    fn params(&self) -> &LiquidParams;
+
+    /// Number of particles.
+    fn len(&self) -> usize;
+
+    /// Whether there are no particles.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The particles on the host: the state itself on the CPU, as of the last
+    /// [`Liquid::sync`] on a device.
+    fn particles(&self) -> &Particles;
+
+    /// The particles on the host, to change before the first step (a device takes them up
+    /// then; later changes reach only the CPU backend).
+    fn particles_mut(&mut self) -> &mut Particles;
+
+    /// Bring [`Liquid::particles`] up to date (a download from a device; nothing on the CPU).
+    fn sync(&mut self) -> Result<()>;
+
+    /// Bin the particles and compute their kernel sums without moving them (for frame 0,
+    /// before the first step).
+    fn update_densities(&mut self) -> Result<()>;
+
+    /// Place this step's body boundary particles (`place` fills them) for the next step's
+    /// kernel sums.
+    fn place_boundary(&mut self, place: &mut dyn FnMut(&mut BoundaryParticles)) -> Result<()>;
+
+    /// Advance the particles by `dt` seconds, adding each phase's time to `times` (`timing`
+    /// says how a device times its phases; the CPU uses the wall clock).
+    fn step(&mut self, dt: f32, timing: Timing, times: &mut PhaseTimes) -> Result<()>;
+
+    /// The particles near the bodies, one entry per (body, particle) that may touch, in
+    /// order of body, then slot, on the current positions.
+    fn near_bodies(&mut self, reach: &BodyReach<'_>) -> Result<Vec<NearBody>>;
+
+    /// Add the velocity changes `dv` (slot, m/s; each slot at most once) to the particles,
+    /// and move them by `dv dt`.
+    fn apply_impulses(&mut self, dv: &[(u32, Vec3A)], dt: f32) -> Result<()>;
+
+    /// Move the particles by `dx` (slot, m; each slot at most once).
+    fn push_out(&mut self, dx: &[(u32, Vec3A)]) -> Result<()>;
+
+    /// Wait until the work submitted so far has finished (nothing to wait for on the CPU).
+    fn wait(&self) -> Result<()> {
+        Ok(())
+    }
+
+    /// The device, on a device backend (`None` on the CPU).
+    fn device(&self) -> Option<DeviceReport> {
+        None
+    }
+}
