@@ -104,8 +104,12 @@ impl Simulation {
             let mut coupler = Coupler::new(&sim.bodies, &build::coupling(&scene.coupling));
             coupler.joints = build::joints(loaded, &sim.bodies)?;
             sim.coupler = Some(coupler);
-            let p = sim.liquid.params();
-            sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
+            // The boundary lends the bodies' kernel sums to the liquid: without liquid there is
+            // nothing to lend them to (and a large static body would take minutes to sift).
+            if !sim.liquid.is_empty() {
+                let p = sim.liquid.params();
+                sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
+            }
         }
         if backend == Backend::Gpu {
             let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
@@ -115,7 +119,7 @@ impl Simulation {
             let params = sim.liquid.params().clone();
             sim.liquid = Box::new(GpuLiquid::new(ctx, params, particles)?);
         }
-        if !sim.bodies.is_empty() {
+        if !sim.body_boundary.is_empty() {
             let (b, bodies) = (&sim.body_boundary, &sim.bodies);
             sim.liquid.place_boundary(&mut |out| b.place(bodies, out))?;
         }
