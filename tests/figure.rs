@@ -101,7 +101,6 @@ fn block_centre(run: &Path, frame: u32) -> [f64; 2] {
 }
 
 #[test]
-#[ignore = "validation tier: cargo test -- --include-ignored"]
 fn panels_show_liquid_in_viridis_the_body_in_its_colour_and_background_elsewhere() {
     let run = block_run();
     let out = run.with_file_name("fig_default");
@@ -174,7 +173,6 @@ fn panels_show_liquid_in_viridis_the_body_in_its_colour_and_background_elsewhere
 }
 
 #[test]
-#[ignore = "validation tier: cargo test -- --include-ignored"]
 fn motion_csv_holds_the_tilt_and_the_free_fall_before_landing_and_the_plots_decode() {
     let run = block_run();
     let out = run.with_file_name("fig_motion");
@@ -247,7 +245,6 @@ fn assert_input_error(r: &std::process::Output, must_name: &[&str]) {
 }
 
 #[test]
-#[ignore = "validation tier: cargo test -- --include-ignored"]
 fn bad_inputs_exit_2_naming_the_path_or_argument() {
     let run = block_run();
     let tmp = tempfile::tempdir().unwrap();
