@@ -100,7 +100,11 @@ fn body_prim(s: &mut String, name: &str, meshes: &[(u32, BodyMesh)], states: &[&
             let local: Vec<[f32; 3]> = first
                 .vertices
                 .iter()
-                .map(|v| (q0.inverse() * (DVec3::from_array(*v) - x0)).as_vec3().to_array())
+                .map(|v| {
+                    (q0.inverse() * (DVec3::from_array(*v) - x0))
+                        .as_vec3()
+                        .to_array()
+                })
                 .collect();
             s.push_str("        point3f[] points = ");
             vec3s(s, &local);

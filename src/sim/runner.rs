@@ -131,7 +131,10 @@ pub fn run(
     let mut sim = Simulation::setup(loaded, opts.backend)?;
     sim.liquid.update_densities()?;
     let run_dir = RunDir::new(&opts.out);
-    let mut writer = FrameWriter::new(&run_dir, initial_manifest(loaded, &sim, opts.backend, frames))?;
+    let mut writer = FrameWriter::new(
+        &run_dir,
+        initial_manifest(loaded, &sim, opts.backend, frames),
+    )?;
     let mut rigid = if sim.bodies.is_empty() {
         None
     } else {
