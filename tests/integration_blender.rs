@@ -7,7 +7,9 @@ use std::path::Path;
 
 /// Run `scene` for 6 frames on a coarse lattice (and `sets`) into `out`.
 fn small_run(scene: &str, sets: &[&str], out: &Path) {
-    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes").join(scene);
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenes")
+        .join(scene);
     let mut args = vec![
         "run",
         scene.to_str().unwrap(),
@@ -34,7 +36,11 @@ fn the_addon_loads_frame_5_and_renders_it() {
     let (dam, block) = (dir.path().join("dam"), dir.path().join("block"));
     small_run("dam_break.toml", &[], &dam);
     // Dropped from 7 cm above its resting height, so that its pose changes by frame 5.
-    small_run("toppling_block.toml", &["body.0.position=[0.5, 0.15, 0.05]"], &block);
+    small_run(
+        "toppling_block.toml",
+        &["body.0.position=[0.5, 0.15, 0.05]"],
+        &block,
+    );
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let png = dir.path().join("block.png");
     let out = common::run_python(
