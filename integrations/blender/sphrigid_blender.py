@@ -286,9 +286,9 @@ def setup_render(run, manifest, resolution=(960, 540), samples=16):
     scene.collection.objects.link(cam)
     w, h = resolution
     fov = 2 * math.atan(cam_data.sensor_width / (2 * cam_data.lens))
-    span = max(size.x, size.z * w / h) * 1.25
+    span = max(size.x, size.z * w / h) * 1.15
     dist = span / (2 * math.tan(fov / 2)) + size.y / 2
-    direction = Vector((0.35, -1.0, 0.45)).normalized()
+    direction = Vector((0.3, -1.0, 0.35)).normalized()
     cam.location = center + direction * dist
     cam.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
     scene.camera = cam
