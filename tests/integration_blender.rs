@@ -1,7 +1,8 @@
 //! The Blender add-on (integrations/blender/sphrigid_blender.py) run in Blender 5.0.1's `bpy`
 //! from pip: frame 5 of a small dam break and of a dropped block loads with the PLY's point
 //! count, positions, velocity vectors, integer ids and body pose; a 64x48 Cycles render of it
-//! is not blank; a directory without a manifest is refused in one line.
+//! is not blank; a directory without a manifest is refused in one line. Blender's own USD
+//! importer reads `sphrigid export --to usd` as the same points.
 mod common;
 use std::path::Path;
 
@@ -58,9 +59,11 @@ fn the_addon_loads_frame_5_and_renders_it() {
     println!("{out}");
     for line in [
         "fluid frame 5: 1500 points",
+        "usd stage in Blender, frame 5: 1500 points at the PLY positions",
         "body block frame 5: 8 vertices at the PLY pose",
         "render of frame 5: 64x48",
         "a directory without manifest.json: exit 2, one line",
+        "a missing fluid frame: one line, frame 5 still loads, exit 2",
     ] {
         assert!(out.contains(line), "{line} not in\n{out}");
     }

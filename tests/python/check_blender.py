@@ -84,6 +84,31 @@ def check_render(run, frame, out):
     print(f"render of frame {frame}: 64x48, pixel std {spread:.3f}")
 
 
+def check_usd_import(run, frame):
+    """The stage of `sphrigid export RUN --to usd` imported by Blender's own USD importer."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    assert bpy.ops.wm.usd_import(filepath=os.path.join(run, "run.usda")) == {"FINISHED"}
+    scene = bpy.context.scene
+    m = json.load(open(os.path.join(run, "manifest.json")))
+    assert (scene.frame_start, scene.frame_end) == (0, m["frames"][-1]["index"])
+    scene.frame_set(frame)
+    obj = bpy.data.objects["fluid"]
+    cloud = obj.evaluated_get(bpy.context.evaluated_depsgraph_get()).data
+    n = len(cloud.points)
+    v, _ = sb.read_ply(os.path.join(run, m["frames"][frame]["fluid"]))
+    assert n == len(v), (n, len(v))
+    co = np.zeros(n * 3, dtype=np.float32)
+    cloud.attributes["position"].data.foreach_get("vector", co)
+    xyz = np.stack([v["x"], v["y"], v["z"]], axis=1)
+    assert np.array_equal(co.reshape(-1, 3), xyz), "USD points in Blender differ from the PLY"
+    radius = np.zeros(n, dtype=np.float32)
+    cloud.attributes["radius"].data.foreach_get("value", radius)
+    assert np.allclose(radius, m["particle_radius"]), radius[:3]
+    assert {"velocity", "id"} <= set(cloud.attributes.keys()), list(cloud.attributes.keys())
+    print(f"usd stage in Blender, frame {frame}: {n} points at the PLY positions, radius "
+          f"{radius[0]:.4f}, velocity and id attributes")
+
+
 def check_bad_input():
     import tempfile
 
@@ -98,9 +123,30 @@ def check_bad_input():
     print("a directory without manifest.json: exit 2, one line")
 
 
+def check_missing_frame(run, frame):
+    """A run with a fluid frame missing loads the rest and says so in one line."""
+    import shutil
+    import tempfile
+
+    copy = os.path.join(tempfile.mkdtemp(), "run")
+    shutil.copytree(run, copy)
+    os.remove(os.path.join(copy, "fluid", "fluid_00003.ply"))
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    lines = []
+    loaded = sb.load_run(copy, report=lines.append)
+    assert len(lines) == 1 and "fluid/fluid_00003.ply" in lines[0] and "fix:" in lines[0], lines
+    bpy.context.scene.frame_set(frame)
+    v, _ = sb.read_ply(os.path.join(copy, "fluid", f"fluid_{frame:05d}.ply"))
+    assert len(loaded["fluid"].data.vertices) == len(v)
+    assert sb.main([copy]) == 2
+    print(f"a missing fluid frame: one line, frame {frame} still loads, exit 2")
+
+
 if __name__ == "__main__":
     _, _, fluid_run, body_run, body, frame, out = sys.argv
     check_fluid(fluid_run, int(frame))
+    check_usd_import(fluid_run, int(frame))
     check_body(body_run, body, int(frame))
     check_render(body_run, int(frame), out)
     check_bad_input()
+    check_missing_frame(fluid_run, int(frame))
