@@ -36,6 +36,8 @@ fn the_addon_loads_frame_5_and_renders_it() {
     let dir = tempfile::tempdir().unwrap();
     let (dam, block) = (dir.path().join("dam"), dir.path().join("block"));
     small_run("dam_break.toml", &[], &dam);
+    let r = common::sphrigid(&["export", dam.to_str().unwrap(), "--to", "usd"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     // Dropped from 7 cm above its resting height, so that its pose changes by frame 5.
     small_run(
         "toppling_block.toml",
