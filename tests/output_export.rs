@@ -125,6 +125,23 @@ fn a_missing_frame_is_one_line_and_exit_2_and_the_rest_is_exported() {
     );
     let usd = std::fs::read_to_string(run.join("run.usda")).unwrap();
     assert!(usd.contains("            6: [(") && !usd.contains("            3: [("));
+    // A run that stopped early says so first, after exporting what it has.
+    let manifest = run.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("\"complete\": true", "\"complete\": false"),
+    )
+    .unwrap();
+    let r = export(&run, "vtk");
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: ")
+            && err.contains("the run is incomplete")
+            && err.contains("(and 2 more)"),
+        "{err}"
+    );
     // Not a run at all: one line, exit 2.
     let r = export(dir.path(), "vtk");
     assert_eq!(r.status.code(), Some(2));

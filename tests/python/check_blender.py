@@ -112,14 +112,14 @@ def check_usd_import(run, frame):
 def check_bad_input():
     import tempfile
 
-    empty = tempfile.mkdtemp()
-    assert sb.main([empty]) == 2
-    try:
-        sb.read_manifest(empty)
-        raise AssertionError("a directory without manifest.json was read")
-    except ValueError as e:
-        line = str(e)
-        assert "\n" not in line and "manifest.json" in line and "fix:" in line, line
+    with tempfile.TemporaryDirectory() as empty:
+        assert sb.main([empty]) == 2
+        try:
+            sb.read_manifest(empty)
+            raise AssertionError("a directory without manifest.json was read")
+        except ValueError as e:
+            line = str(e)
+            assert "\n" not in line and "manifest.json" in line and "fix:" in line, line
     print("a directory without manifest.json: exit 2, one line")
 
 
@@ -128,7 +128,8 @@ def check_missing_frame(run, frame):
     import shutil
     import tempfile
 
-    copy = os.path.join(tempfile.mkdtemp(), "run")
+    tmp = tempfile.TemporaryDirectory()
+    copy = os.path.join(tmp.name, "run")
     shutil.copytree(run, copy)
     os.remove(os.path.join(copy, "fluid", "fluid_00003.ply"))
     bpy.ops.wm.read_factory_settings(use_empty=True)
@@ -139,6 +140,7 @@ def check_missing_frame(run, frame):
     v, _ = sb.read_ply(os.path.join(copy, "fluid", f"fluid_{frame:05d}.ply"))
     assert len(loaded["fluid"].data.vertices) == len(v)
     assert sb.main([copy]) == 2
+    tmp.cleanup()
     print(f"a missing fluid frame: one line, frame {frame} still loads, exit 2")
 
 
