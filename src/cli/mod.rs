@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 pub mod bench;
 pub mod check;
+pub mod export;
 pub mod figure;
 pub mod inertia;
 pub mod lcp;
@@ -25,6 +26,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Draw a finished run: side views of frames and a body's tilt and position over time.
     Figure(figure::FigureArgs),
+    /// Export a finished run as VTK (ParaView) or USD (Blender, Houdini Solaris).
+    Export(export::ExportArgs),
     /// Time the step of a scene, phase by phase.
     Bench(bench::BenchArgs),
     /// Solve or inspect linear complementarity problems.
@@ -51,6 +54,7 @@ pub fn main() -> ExitCode {
         Command::Run(args) => run::run(args),
         Command::Check(args) => check::run(args),
         Command::Figure(args) => figure::run(args),
+        Command::Export(args) => export::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Lcp(args) => lcp::run(args),
         Command::Inertia(args) => inertia::run(args),

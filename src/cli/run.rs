@@ -3,6 +3,7 @@ use crate::backend::Backend;
 use crate::sim::runner::{self, Progress, RunOptions};
 use crate::{Result, scene};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 /// Arguments of `sphrigid run`.
@@ -22,7 +23,8 @@ pub struct RunArgs {
     /// Override a scene value by its dotted path, e.g. --set liquid.0.viscosity.sigma=0.5.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
-    /// No progress bar: one log line per 10% of the frames, for log files.
+    /// No progress bar: one log line per 10% of the frames, for log files (the default when
+    /// stderr is not a terminal).
     #[arg(long)]
     pub quiet: bool,
 }
@@ -42,9 +44,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         frames: args.frames,
         backend,
     };
+    // A log file gets the log lines that --quiet gives, not a bar it cannot draw.
+    let quiet = args.quiet || !std::io::stderr().is_terminal();
     let bar = ProgressBar::with_draw_target(
         None,
-        if args.quiet {
+        if quiet {
             ProgressDrawTarget::hidden()
         } else {
             ProgressDrawTarget::stderr()
@@ -54,7 +58,6 @@ pub fn run(args: RunArgs) -> Result<()> {
         ProgressStyle::with_template("{bar:30} frame {pos}/{len}  {msg}  eta {eta}")
             .expect("the progress template is valid"),
     );
-    let quiet = args.quiet;
     let mut next_log = 0u32;
     let log_bar = bar.clone();
     // Whatever draws the bar (or none, with --quiet or without a terminal), the line shows.

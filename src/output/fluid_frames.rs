@@ -108,10 +108,25 @@ pub struct FluidFrame {
     pub speed: Vec<f32>,
 }
 
-/// One fluid vertex as read: position, velocity and which of the six were present.
+/// Every property of the particles of one frame, as read back (in file order, which is id
+/// order).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FluidPoints {
+    /// Positions, m.
+    pub pos: Vec<[f32; 3]>,
+    /// Velocities, m/s.
+    pub vel: Vec<[f32; 3]>,
+    /// Densities, kg/m^3.
+    pub density: Vec<f32>,
+    /// Particle ids.
+    pub id: Vec<i32>,
+}
+
+/// One fluid vertex as read: position, velocity, density, id and which of them were present.
 #[derive(Debug, Clone, Copy, Default)]
 struct FluidVertexIn {
-    xv: [f32; 6],
+    xv: [f32; 7],
+    id: i32,
     seen: u8,
 }
 
@@ -128,16 +143,41 @@ impl PropertyAccess for FluidVertexIn {
             "vx" => 3,
             "vy" => 4,
             "vz" => 5,
+            "density" => 6,
             _ => return PropertyAccessResult::Ignored,
         };
         self.xv[k] = value;
         self.seen |= 1 << k;
         PropertyAccessResult::Set
     }
+
+    fn set_int(&mut self, name: &str, value: i32) -> PropertyAccessResult {
+        if name != "id" {
+            return PropertyAccessResult::Ignored;
+        }
+        self.id = value;
+        self.seen |= 1 << 7;
+        PropertyAccessResult::Set
+    }
 }
 
 /// Read a fluid PLY: positions and speeds of its particles.
 pub fn read_fluid(path: &Path) -> Result<FluidFrame> {
+    let points = read_fluid_points(path)?;
+    let speed = points
+        .vel
+        .iter()
+        .map(|[vx, vy, vz]| (vx * vx + vy * vy + vz * vz).sqrt())
+        .collect();
+    Ok(FluidFrame {
+        pos: points.pos,
+        speed,
+    })
+}
+
+/// Read a fluid PLY with every property of its particles; a vertex without `x y z vx vy vz`
+/// is an input error naming the file (density and id read as 0 where absent).
+pub fn read_fluid_points(path: &Path) -> Result<FluidPoints> {
     let bad = |what: String| {
         Error::input(format!(
             "{}: {what}; fix: rerun the scene to rewrite the frame",
@@ -151,19 +191,24 @@ pub fn read_fluid(path: &Path) -> Result<FluidFrame> {
         .read_ply(&mut reader)
         .map_err(|e| bad(format!("not a readable PLY file ({e})")))?;
     let verts = ply.payload.get("vertex").map(Vec::as_slice).unwrap_or(&[]);
-    let mut out = FluidFrame {
-        pos: Vec::with_capacity(verts.len()),
-        speed: Vec::with_capacity(verts.len()),
+    let n = verts.len();
+    let mut out = FluidPoints {
+        pos: Vec::with_capacity(n),
+        vel: Vec::with_capacity(n),
+        density: Vec::with_capacity(n),
+        id: Vec::with_capacity(n),
     };
     for (i, v) in verts.iter().enumerate() {
-        if v.seen != 0b11_1111 {
+        if v.seen & 0b11_1111 != 0b11_1111 {
             return Err(bad(format!(
                 "vertex {i} lacks one of the float properties x y z vx vy vz"
             )));
         }
-        let [x, y, z, vx, vy, vz] = v.xv;
+        let [x, y, z, vx, vy, vz, density] = v.xv;
         out.pos.push([x, y, z]);
-        out.speed.push((vx * vx + vy * vy + vz * vz).sqrt());
+        out.vel.push([vx, vy, vz]);
+        out.density.push(density);
+        out.id.push(v.id);
     }
     Ok(out)
 }

@@ -62,6 +62,11 @@ pub struct Manifest {
     pub scene: serde_json::Value,
     /// Units.
     pub units: Units,
+    /// The up axis of every position in the run: always `"y"` (gravity points along -y).
+    pub up_axis: &'static str,
+    /// The index of the first frame (the initial state): always 0; Blender and Houdini start
+    /// at 1 by default.
+    pub frame_start: u32,
     /// The compute backend used.
     pub backend: String,
     /// Number of liquid particles.
@@ -125,6 +130,10 @@ pub struct FrameRef {
 pub struct ManifestRead {
     /// Liquid particle radius, m.
     pub particle_radius: f64,
+    /// Frames per second of simulated time.
+    pub fps: f64,
+    /// Whether the run finished every frame it was asked for.
+    pub complete: bool,
     /// The scene as run (null when the manifest has none).
     pub scene: serde_json::Value,
     /// The frames listed, in order (at least one).
@@ -134,9 +143,17 @@ pub struct ManifestRead {
 #[derive(Deserialize)]
 struct ManifestIn {
     particle_radius: f64,
+    fps: f64,
+    #[serde(default = "finished")]
+    complete: bool,
     #[serde(default)]
     scene: serde_json::Value,
     frames: Vec<FrameIn>,
+}
+
+/// Manifests written before `complete` existed were finished runs.
+fn finished() -> bool {
+    true
 }
 
 #[derive(Deserialize)]
@@ -175,6 +192,8 @@ pub fn read(run: &RunDir) -> Result<ManifestRead> {
         .collect();
     Ok(ManifestRead {
         particle_radius: m.particle_radius,
+        fps: m.fps,
+        complete: m.complete,
         scene: m.scene,
         frames,
     })

@@ -4,6 +4,7 @@
 //! writers; figure/ and the commands read runs through the readers) and above the physics
 //! data it serialises (liquid, rigid, joints, lcp); nothing in the physics imports it.
 pub mod csv;
+pub mod export;
 pub mod failed_lcp;
 pub mod fluid_frames;
 pub mod joint_errors;
@@ -12,6 +13,8 @@ pub mod ply;
 pub mod rigid_frames;
 pub mod rigid_states;
 pub mod run_dir;
+pub mod usd;
+pub mod vtk;
 pub mod write;
 
 pub use fluid_frames::FrameWriter;

@@ -9,6 +9,8 @@
 //! | `rigid_states.csv` | [`super::rigid_states`] |
 //! | `joint_errors.csv` | [`super::joint_errors`] |
 //! | `failed_lcp_<step>.json` | [`super::failed_lcp`] |
+//! | `vtk/` (`sphrigid export --to vtk`) | [`super::vtk`] |
+//! | `run.usda` (`sphrigid export --to usd`) | [`super::usd`] |
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
 
@@ -22,6 +24,12 @@ pub const RIGID_DIR: &str = "rigid";
 pub const RIGID_STATES: &str = "rigid_states.csv";
 /// The joints' errors table.
 pub const JOINT_ERRORS: &str = "joint_errors.csv";
+/// The default folder of the VTK export.
+pub const VTK_DIR: &str = "vtk";
+/// The fluid's time series in a VTK export folder.
+pub const VTK_FLUID_SERIES: &str = "fluid.pvd";
+/// The default USD stage of the run.
+pub const USD_STAGE: &str = "run.usda";
 
 /// A run's output directory: where each of its files lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +106,31 @@ impl RunDir {
     /// `OUT/joint_errors.csv`.
     pub fn joint_errors(&self) -> PathBuf {
         self.dir.join(JOINT_ERRORS)
+    }
+
+    /// `OUT/vtk/`, where `sphrigid export --to vtk` writes by default.
+    pub fn vtk_dir(&self) -> PathBuf {
+        self.dir.join(VTK_DIR)
+    }
+
+    /// The VTK file of fluid frame `index`, relative to the VTK export folder.
+    pub fn vtk_fluid_name(index: u32) -> String {
+        format!("{FLUID_DIR}/fluid_{index:05}.vtu")
+    }
+
+    /// The time series of body `body`, relative to the VTK export folder.
+    pub fn vtk_body_series(body: &str) -> String {
+        format!("{body}.pvd")
+    }
+
+    /// The VTK file of body `body`'s frame `index`, relative to the VTK export folder.
+    pub fn vtk_body_name(body: &str, index: u32) -> String {
+        format!("{RIGID_DIR}/{body}_{index:05}.vtu")
+    }
+
+    /// `OUT/run.usda`, where `sphrigid export --to usd` writes by default.
+    pub fn usd_stage(&self) -> PathBuf {
+        self.dir.join(USD_STAGE)
     }
 
     /// The name of the failed contact problem of step `step`, relative to the directory.

@@ -56,15 +56,25 @@ pub struct RunSummary {
     pub removed_inside_bodies: usize,
 }
 
-/// The manifest of a run before its first frame.
-pub fn initial_manifest(loaded: &LoadedScene, sim: &Simulation, backend: Backend) -> Manifest {
+/// The manifest of a run of `frames` frames before its first frame. Its scene echo is the
+/// scene as run: `--frames` shows as `time.frames`.
+pub fn initial_manifest(
+    loaded: &LoadedScene,
+    sim: &Simulation,
+    backend: Backend,
+    frames: u32,
+) -> Manifest {
     let params = sim.liquid.params();
+    let mut scene = loaded.scene.clone();
+    scene.time.frames = frames;
     Manifest {
         program: "sphrigid",
         version: env!("CARGO_PKG_VERSION"),
         scene_file: loaded.file.display().to_string(),
-        scene: serde_json::to_value(&loaded.scene).expect("a scene serialises"),
+        scene: serde_json::to_value(&scene).expect("a scene serialises"),
         units: Manifest::si_units(),
+        up_axis: "y",
+        frame_start: 0,
         backend: backend.name().to_string(),
         particles: sim.particles().len(),
         removed_inside_bodies: sim.removed_inside_bodies,
@@ -121,7 +131,10 @@ pub fn run(
     let mut sim = Simulation::setup(loaded, opts.backend)?;
     sim.liquid.update_densities()?;
     let run_dir = RunDir::new(&opts.out);
-    let mut writer = FrameWriter::new(&run_dir, initial_manifest(loaded, &sim, opts.backend))?;
+    let mut writer = FrameWriter::new(
+        &run_dir,
+        initial_manifest(loaded, &sim, opts.backend, frames),
+    )?;
     let mut rigid = if sim.bodies.is_empty() {
         None
     } else {

@@ -106,3 +106,47 @@ impl Rng {
         (2.0 * self.next() - 1.0) * a
     }
 }
+
+/// The Python that has `modules` (e.g. `["meshio", "pxr"]`): `SPHRIGID_PYTHON`, else the
+/// venv `.ci/run` makes (`target/pyenv`). Where neither imports them, `None` after printing
+/// why, or a panic in CI (`CI` or `SPHRIGID_REQUIRE_PYTHON` set), where the test must run.
+pub fn python_with(modules: &[&str]) -> Option<std::path::PathBuf> {
+    let python = std::env::var_os("SPHRIGID_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/pyenv/bin/python"));
+    let imports = format!("import {}", modules.join(", "));
+    let ok = Command::new(&python)
+        .args(["-c", &imports])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return Some(python);
+    }
+    let why = format!(
+        "{} cannot `{imports}`; run .ci/run once (it makes target/pyenv) or set SPHRIGID_PYTHON to a python with them",
+        python.display()
+    );
+    if std::env::var_os("CI").is_some() || std::env::var_os("SPHRIGID_REQUIRE_PYTHON").is_some() {
+        panic!("{why}");
+    }
+    eprintln!("skipped: {why}");
+    None
+}
+
+/// Run `python script args...`, failing the test with its output unless it exits 0; returns
+/// its stdout.
+pub fn run_python(python: &Path, script: &Path, args: &[&str]) -> String {
+    let out = Command::new(python)
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("python starts");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{} {args:?} failed:\n{stdout}\n{}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}

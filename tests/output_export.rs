@@ -1,0 +1,154 @@
+//! `sphrigid export`: the VTK and USD files of a small run read back, by sphrigid's own reader
+//! and by independent ones (meshio and usd-core from pip), as the run's PLY values; a run with
+//! a missing frame exports the rest and says so in one line with exit 2; the manifest states
+//! its conventions.
+mod common;
+use sphrigid::output::vtk::read_vtu;
+use std::path::{Path, PathBuf};
+
+/// A small toppling block (coarse liquid, 6 frames) run into `dir/run`.
+fn small_run(dir: &Path) -> PathBuf {
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/toppling_block.toml");
+    let out = dir.join("run");
+    let r = common::sphrigid(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--frames",
+        "6",
+        "--set",
+        "liquid.0.spacing=0.02",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    // stderr is a pipe here, not a terminal: the run logs as --quiet does, up to the last frame.
+    let log = String::from_utf8_lossy(&r.stderr);
+    assert!(
+        log.contains("frame 0/6") && log.contains("frame 6/6"),
+        "{log}"
+    );
+    out
+}
+
+fn export(run: &Path, to: &str) -> std::process::Output {
+    common::sphrigid(&["export", run.to_str().unwrap(), "--to", to])
+}
+
+#[test]
+fn the_manifest_states_up_axis_frame_start_and_frames_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = small_run(dir.path());
+    let m = common::read_manifest(&run);
+    assert_eq!(m["up_axis"], "y");
+    assert_eq!(m["frame_start"], 0);
+    assert_eq!(
+        m["scene"]["time"]["frames"], 6,
+        "--frames shows in the scene echo"
+    );
+    assert_eq!(m["frames"].as_array().unwrap().len(), 7);
+}
+
+#[test]
+fn vtk_and_usd_exports_hold_the_ply_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = small_run(dir.path());
+    for to in ["vtk", "usd"] {
+        let r = export(&run, to);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    }
+    // The series lists every frame at its time.
+    let pvd = std::fs::read_to_string(run.join("vtk/fluid.pvd")).unwrap();
+    for k in 0..=6 {
+        let t = k as f64 / 30.0;
+        let line =
+            format!("timestep=\"{t}\" group=\"\" part=\"0\" file=\"fluid/fluid_{k:05}.vtu\"");
+        assert!(pvd.contains(&line), "{line} not in\n{pvd}");
+    }
+    assert!(
+        std::fs::read_to_string(run.join("vtk/block.pvd"))
+            .unwrap()
+            .contains("rigid/block_00006.vtu")
+    );
+    // Frame 5 read back by sphrigid's reader equals the PLY read by ply-rs-bw.
+    let ply = common::read_fluid_ply(&run.join("fluid/fluid_00005.ply"));
+    let vtu = read_vtu(&run.join("vtk/fluid/fluid_00005.vtu")).unwrap();
+    assert_eq!(vtu.points.len(), ply.len());
+    let (vel, density, id) = (
+        &vtu.point_data[0].1,
+        &vtu.point_data[1].1,
+        &vtu.point_data[2].1,
+    );
+    for (k, (vals, pid)) in ply.iter().enumerate() {
+        assert_eq!(vtu.points[k], [0, 1, 2].map(|c| vals[c] as f64));
+        assert_eq!(vel[3 * k..3 * k + 3], [3, 4, 5].map(|c| vals[c] as f64));
+        assert_eq!((density[k], id[k]), (vals[6] as f64, *pid as f64));
+    }
+    // And by meshio and usd-core.
+    let Some(python) = common::python_with(&["meshio", "pxr", "numpy"]) else {
+        return;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_exports.py");
+    let out = common::run_python(&python, &script, &[run.to_str().unwrap(), "5", "block"]);
+    println!("{out}");
+    assert_eq!(out.lines().count(), 4, "{out}");
+}
+
+#[test]
+fn a_missing_frame_is_one_line_and_exit_2_and_the_rest_is_exported() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = small_run(dir.path());
+    std::fs::remove_file(run.join("fluid/fluid_00003.ply")).unwrap();
+    std::fs::remove_file(run.join("rigid/block_00004.ply")).unwrap();
+    for to in ["vtk", "usd"] {
+        let r = export(&run, to);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{err}");
+        let error_lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(error_lines.len(), 1, "{err}");
+        assert!(
+            error_lines[0].contains("fluid_00003.ply")
+                && error_lines[0].contains("(and 1 more)")
+                && error_lines[0].contains("6 of 7 listed frames")
+                && error_lines[0].contains("fix:"),
+            "{err}"
+        );
+    }
+    let pvd = std::fs::read_to_string(run.join("vtk/fluid.pvd")).unwrap();
+    assert_eq!(pvd.matches("<DataSet").count(), 6);
+    assert!(!pvd.contains("fluid_00003"));
+    assert_eq!(
+        std::fs::read_to_string(run.join("vtk/block.pvd"))
+            .unwrap()
+            .matches("<DataSet")
+            .count(),
+        6
+    );
+    let usd = std::fs::read_to_string(run.join("run.usda")).unwrap();
+    assert!(usd.contains("            6: [(") && !usd.contains("            3: [("));
+    // A run that stopped early says so first, after exporting what it has.
+    let manifest = run.join("manifest.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text.replace("\"complete\": true", "\"complete\": false"),
+    )
+    .unwrap();
+    let r = export(&run, "vtk");
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: ")
+            && err.contains("the run is incomplete")
+            && err.contains("(and 2 more)"),
+        "{err}"
+    );
+    // Not a run at all: one line, exit 2.
+    let r = export(dir.path(), "vtk");
+    assert_eq!(r.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("manifest.json") && err.contains("fix:"),
+        "{err}"
+    );
+}
