@@ -82,6 +82,10 @@ pub struct Manifest {
     pub substeps: u32,
     /// Whether the run finished every frame it was asked for.
     pub complete: bool,
+    /// Steps taken so far.
+    pub steps: u64,
+    /// Wall-clock seconds since the first step, as of the last frame written.
+    pub wall_seconds: f64,
     /// Steps whose contact LCP was not solved and fell back to penalty (`coupling.on_failure`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lcp_fallbacks: Vec<FallbackEntry>,
@@ -129,6 +133,14 @@ pub struct ManifestRead {
     pub scene: serde_json::Value,
     /// The frames listed, in order (at least one).
     pub frames: Vec<FrameRef>,
+    /// Whether the run finished every frame it was asked for.
+    pub complete: bool,
+    /// Steps taken (absent from manifests written before it was recorded).
+    pub steps: Option<u64>,
+    /// Wall-clock seconds of the run (absent likewise).
+    pub wall_seconds: Option<f64>,
+    /// How many steps fell back to penalty.
+    pub lcp_fallbacks: usize,
 }
 
 #[derive(Deserialize)]
@@ -137,6 +149,14 @@ struct ManifestIn {
     #[serde(default)]
     scene: serde_json::Value,
     frames: Vec<FrameIn>,
+    #[serde(default)]
+    complete: bool,
+    #[serde(default)]
+    steps: Option<u64>,
+    #[serde(default)]
+    wall_seconds: Option<f64>,
+    #[serde(default)]
+    lcp_fallbacks: Vec<serde::de::IgnoredAny>,
 }
 
 #[derive(Deserialize)]
@@ -177,5 +197,9 @@ pub fn read(run: &RunDir) -> Result<ManifestRead> {
         particle_radius: m.particle_radius,
         scene: m.scene,
         frames,
+        complete: m.complete,
+        steps: m.steps,
+        wall_seconds: m.wall_seconds,
+        lcp_fallbacks: m.lcp_fallbacks.len(),
     })
 }

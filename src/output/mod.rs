@@ -12,6 +12,8 @@ pub mod ply;
 pub mod rigid_frames;
 pub mod rigid_states;
 pub mod run_dir;
+pub mod run_metrics;
+pub mod sweep_files;
 pub mod write;
 
 pub use fluid_frames::FrameWriter;
@@ -20,4 +22,5 @@ pub use manifest::{FallbackEntry, FrameEntry, Manifest};
 pub use rigid_frames::RigidFrameWriter;
 pub use rigid_states::StatesWriter;
 pub use run_dir::RunDir;
+pub use run_metrics::{MetricsRow, MetricsWriter};
 pub use write::{create_dir, write_atomic};

@@ -8,6 +8,7 @@
 //! | `rigid/<body>_NNNNN.ply` | [`super::rigid_frames`] |
 //! | `rigid_states.csv` | [`super::rigid_states`] |
 //! | `joint_errors.csv` | [`super::joint_errors`] |
+//! | `run_metrics.csv` | [`super::run_metrics`] |
 //! | `failed_lcp_<step>.json` | [`super::failed_lcp`] |
 use crate::{Error, Result};
 use std::path::{Path, PathBuf};
@@ -22,6 +23,8 @@ pub const RIGID_DIR: &str = "rigid";
 pub const RIGID_STATES: &str = "rigid_states.csv";
 /// The joints' errors table.
 pub const JOINT_ERRORS: &str = "joint_errors.csv";
+/// The per-frame energy and leak table.
+pub const RUN_METRICS: &str = "run_metrics.csv";
 
 /// A run's output directory: where each of its files lies.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,6 +103,11 @@ impl RunDir {
         self.dir.join(JOINT_ERRORS)
     }
 
+    /// `OUT/run_metrics.csv`.
+    pub fn run_metrics(&self) -> PathBuf {
+        self.dir.join(RUN_METRICS)
+    }
+
     /// The name of the failed contact problem of step `step`, relative to the directory.
     pub fn failed_lcp_name(step: u64) -> String {
         format!("failed_lcp_{step}.json")
@@ -135,5 +143,6 @@ mod tests {
         assert_eq!(run.manifest(), Path::new("out/manifest.json"));
         assert_eq!(run.rigid_states(), Path::new("out/rigid_states.csv"));
         assert_eq!(run.joint_errors(), Path::new("out/joint_errors.csv"));
+        assert_eq!(run.run_metrics(), Path::new("out/run_metrics.csv"));
     }
 }
