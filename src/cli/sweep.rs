@@ -59,7 +59,7 @@ pub fn run(args: SweepArgs) -> Result<()> {
     let varies = args
         .vary
         .iter()
-        .map(|v| Vary::parse(v))
+        .map(|v| Vary::parse(v, &args.scene))
         .collect::<Result<Vec<_>>>()?;
     let req = SweepRequest {
         scene: &args.scene,

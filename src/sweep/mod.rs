@@ -23,10 +23,16 @@ pub struct Vary {
 const VARY_FIX: &str = "fix: write --vary KEY=V1,V2,... with a dotted scene path and at least one value, for example --vary liquid.0.viscosity.sigma=0.5,20";
 
 impl Vary {
-    /// Parse `liquid.0.viscosity.sigma=0.5,20,200`. Values are split at commas outside
-    /// brackets and quotes, so `--vary 'gravity=[0,-9.81,0],[0,-1.62,0]'` gives two arrays.
-    pub fn parse(text: &str) -> Result<Vary> {
-        let fail = |why: &str| Error::input(format!("--vary {text}: {why}; {VARY_FIX}"));
+    /// Parse `liquid.0.viscosity.sigma=0.5,20,200` given for the scene file `scene` (which
+    /// errors name). Values are split at commas outside brackets and quotes, so
+    /// `--vary 'gravity=[0,-9.81,0],[0,-1.62,0]'` gives two arrays.
+    pub fn parse(text: &str, scene: &Path) -> Result<Vary> {
+        let fail = |why: &str| {
+            Error::input(format!(
+                "{}: --vary {text}: {why}; {VARY_FIX}",
+                scene.display()
+            ))
+        };
         let (key, list) = text.split_once('=').ok_or_else(|| fail("no '='"))?;
         let key = key.trim();
         if key.is_empty() || key.split('.').any(|p| p.trim().is_empty()) {
@@ -185,7 +191,7 @@ pub fn plan(
 ) -> Result<SweepSpec> {
     if req.varies.is_empty() {
         return Err(Error::input(format!(
-            "sphrigid sweep {}: nothing to vary; {VARY_FIX}",
+            "{}: sphrigid sweep has nothing to vary; {VARY_FIX}",
             req.scene.display()
         )));
     }
@@ -193,7 +199,8 @@ pub fn plan(
     for (i, k) in keys.iter().enumerate() {
         if keys[..i].contains(k) {
             return Err(Error::input(format!(
-                "--vary {k}: the key is varied twice; fix: give each key once, with all its values"
+                "{}: --vary {k}: the key is varied twice; fix: give each key once, with all its values",
+                req.scene.display()
             )));
         }
     }
@@ -243,22 +250,23 @@ mod tests {
 
     #[test]
     fn values_split_outside_brackets() {
-        let v = Vary::parse("gravity=[0,-9.81,0], [0,-1.62,0]").unwrap();
+        let s = Path::new("x.toml");
+        let v = Vary::parse("gravity=[0,-9.81,0], [0,-1.62,0]", s).unwrap();
         assert_eq!(v.key, "gravity");
         assert_eq!(v.values, ["[0,-9.81,0]", "[0,-1.62,0]"]);
-        let v = Vary::parse("coupling.method=lcp,\"pen,alty\"").unwrap();
+        let v = Vary::parse("coupling.method=lcp,\"pen,alty\"", s).unwrap();
         assert_eq!(v.values, ["lcp", "\"pen,alty\""]);
         for bad in ["sigma", "=1,2", "a..b=1", "time.frames=", "time.frames=1,,2", "x=1,1"] {
-            let e = Vary::parse(bad).unwrap_err().to_string();
-            assert!(e.contains("fix:") && e.contains(bad), "{bad}: {e}");
+            let e = Vary::parse(bad, s).unwrap_err().to_string();
+            assert!(e.starts_with("x.toml: --vary ") && e.contains("fix:") && e.contains(bad), "{bad}: {e}");
         }
     }
 
     #[test]
     fn combinations_are_the_product_last_key_fastest() {
         let v = [
-            Vary::parse("a.sigma=1,2").unwrap(),
-            Vary::parse("b=x,y,z").unwrap(),
+            Vary::parse("a.sigma=1,2", Path::new("x.toml")).unwrap(),
+            Vary::parse("b=x,y,z", Path::new("x.toml")).unwrap(),
         ];
         let c = combinations(&v);
         assert_eq!(c.len(), 6);
