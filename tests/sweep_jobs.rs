@@ -207,10 +207,7 @@ fn gnu_parallel_and_the_slurm_array_write_the_same_runs() {
         assert_eq!(m["complete"], true, "{name}");
     }
     assert_eq!(fa.len(), 4 * (4 + 4 + 2), "{:?}", fa.keys());
-    assert_eq!(
-        fa.keys().collect::<Vec<_>>(),
-        fb.keys().collect::<Vec<_>>()
-    );
+    assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
     for (k, v) in &fa {
         assert!(fb[k] == *v, "{k} differs between parallel and Slurm");
     }
@@ -218,7 +215,12 @@ fn gnu_parallel_and_the_slurm_array_write_the_same_runs() {
     let last = |n: &str| &fa[&format!("runs/{n}/fluid/fluid_00003.ply")];
     for i in 0..4 {
         for j in 0..i {
-            assert!(last(NAMES[i]) != last(NAMES[j]), "{} = {}", NAMES[i], NAMES[j]);
+            assert!(
+                last(NAMES[i]) != last(NAMES[j]),
+                "{} = {}",
+                NAMES[i],
+                NAMES[j]
+            );
         }
     }
     // And a plain `sphrigid run` of one combination writes the same frames.
@@ -436,7 +438,10 @@ fn bad_vary(vary: &str, key: &str) {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     for word in ["tiny.toml", key, "fix:"] {
-        assert!(err.contains(word), "--vary {vary}: should name {word:?}: {err}");
+        assert!(
+            err.contains(word),
+            "--vary {vary}: should name {word:?}: {err}"
+        );
     }
     assert!(!out.exists(), "--vary {vary}: nothing may be written");
 }

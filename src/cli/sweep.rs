@@ -98,8 +98,10 @@ fn run_here(dir: &SweepDir, spec: &SweepSpec, jobs: usize) -> Result<()> {
     let n = spec.runs.len();
     let bar = ProgressBar::new(n as u64);
     bar.set_style(
-        ProgressStyle::with_template("{bar:30} run {pos}/{len}  {msg}  elapsed {elapsed}  eta {eta}")
-            .expect("the progress template is valid"),
+        ProgressStyle::with_template(
+            "{bar:30} run {pos}/{len}  {msg}  elapsed {elapsed}  eta {eta}",
+        )
+        .expect("the progress template is valid"),
     );
     bar.set_message(format!("{} at a time", jobs.min(n)));
     let next = AtomicUsize::new(0);

@@ -137,10 +137,7 @@ impl SweepSpec {
 
     /// The text of `jobs.txt`.
     pub fn jobs_text(&self) -> String {
-        self.runs
-            .iter()
-            .map(|r| self.job_line(r) + "\n")
-            .collect()
+        self.runs.iter().map(|r| self.job_line(r) + "\n").collect()
     }
 }
 
@@ -357,7 +354,9 @@ mod tests {
         let dir = SweepDir::new(tmp.path());
         let header: Vec<String> = ["name", "gravity", "note"].map(String::from).into();
         let rows = vec![
-            ["a", "[0, -9.81, 0]", "say \"hi\""].map(String::from).into(),
+            ["a", "[0, -9.81, 0]", "say \"hi\""]
+                .map(String::from)
+                .into(),
             ["b", "", "x"].map(String::from).into(),
         ];
         write_table(&dir, &header, &rows).unwrap();

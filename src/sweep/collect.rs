@@ -98,7 +98,8 @@ fn read_run(run: &RunDir) -> Result<RunSummary> {
         wall_seconds: m.wall_seconds,
         steps: m.steps,
         deepest_leak_spacings: (!metrics.is_empty()).then(|| {
-            metrics.iter().map(|r| r.leak_depth).fold(0.0, f64::max) / spacing.max(f64::MIN_POSITIVE)
+            metrics.iter().map(|r| r.leak_depth).fold(0.0, f64::max)
+                / spacing.max(f64::MIN_POSITIVE)
         }),
         largest_energy_rise: run_metrics::largest_energy_rise(&metrics),
         lcp_fallbacks: Some(m.lcp_fallbacks),

@@ -91,8 +91,7 @@ pub fn labels(keys: &[String]) -> Vec<String> {
         .map(|i| {
             let mut n = 1;
             while n < parts[i].len()
-                && (0..keys.len())
-                    .any(|j| j != i && suffix(&parts[j], n) == suffix(&parts[i], n))
+                && (0..keys.len()).any(|j| j != i && suffix(&parts[j], n) == suffix(&parts[i], n))
             {
                 n += 1;
             }
@@ -113,7 +112,11 @@ pub fn name_value(v: &str) -> String {
         }
     }
     let out = out.trim_end_matches('-');
-    if out.is_empty() { "x".into() } else { out.into() }
+    if out.is_empty() {
+        "x".into()
+    } else {
+        out.into()
+    }
 }
 
 /// Every combination of the values, the last key varying fastest.
@@ -256,9 +259,19 @@ mod tests {
         assert_eq!(v.values, ["[0,-9.81,0]", "[0,-1.62,0]"]);
         let v = Vary::parse("coupling.method=lcp,\"pen,alty\"", s).unwrap();
         assert_eq!(v.values, ["lcp", "\"pen,alty\""]);
-        for bad in ["sigma", "=1,2", "a..b=1", "time.frames=", "time.frames=1,,2", "x=1,1"] {
+        for bad in [
+            "sigma",
+            "=1,2",
+            "a..b=1",
+            "time.frames=",
+            "time.frames=1,,2",
+            "x=1,1",
+        ] {
             let e = Vary::parse(bad, s).unwrap_err().to_string();
-            assert!(e.starts_with("x.toml: --vary ") && e.contains("fix:") && e.contains(bad), "{bad}: {e}");
+            assert!(
+                e.starts_with("x.toml: --vary ") && e.contains("fix:") && e.contains(bad),
+                "{bad}: {e}"
+            );
         }
     }
 
