@@ -97,7 +97,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// Files left out of the table: the manifest (it names the program version and the scene path,
 /// and records the wall-clock time) and `run_metrics.csv` (added after the table was taken, by
 /// issue 17; its energies and leak depths are figures computed from the frames, not part of
-/// them, and `tests/output_run_metrics.rs` checks them against the frames themselves).
+/// them, and `tests/sweep_jobs.rs` checks them against the simulation itself).
 const EXCLUDED: [&str; 2] = ["manifest.json", "run_metrics.csv"];
 
 /// Every file under `dir`, relative to it, with '/' separators, except the [`EXCLUDED`] ones.

@@ -213,14 +213,9 @@ fn gnu_parallel_and_the_slurm_array_write_the_same_runs() {
     }
     // The values reached the runs: every run's last frame differs from every other's.
     let last = |n: &str| &fa[&format!("runs/{n}/fluid/fluid_00003.ply")];
-    for i in 0..4 {
-        for j in 0..i {
-            assert!(
-                last(NAMES[i]) != last(NAMES[j]),
-                "{} = {}",
-                NAMES[i],
-                NAMES[j]
-            );
+    for (i, a) in NAMES.iter().enumerate() {
+        for b in &NAMES[..i] {
+            assert!(last(a) != last(b), "{a} = {b}");
         }
     }
     // And a plain `sphrigid run` of one combination writes the same frames.
