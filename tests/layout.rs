@@ -9,8 +9,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "sim", "figure", "scene", "output", "backend", "coupling", "joints", "gpu", "liquid",
-            "rigid", "lcp", "rng", "timing",
+            "sim", "sweep", "figure", "scene", "output", "backend", "coupling", "joints", "gpu",
+            "liquid", "rigid", "lcp", "rng", "timing",
         ],
     ),
     (
@@ -19,6 +19,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "scene", "coupling", "joints", "rigid", "liquid", "gpu", "output", "backend", "timing",
         ],
     ),
+    ("sweep", &["scene", "output"]),
     ("figure", &["output"]),
     ("scene", &["rigid"]),
     ("output", &["liquid", "rigid", "joints", "lcp"]),

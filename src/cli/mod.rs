@@ -4,11 +4,13 @@ use std::process::ExitCode;
 
 pub mod bench;
 pub mod check;
+pub mod collect;
 pub mod export;
 pub mod figure;
 pub mod inertia;
 pub mod lcp;
 pub mod run;
+pub mod sweep;
 
 /// Liquid and rigid bodies, coupled exactly, written as PLY frame sequences.
 #[derive(Debug, Parser)]
@@ -24,6 +26,10 @@ enum Command {
     Run(run::RunArgs),
     /// Validate a scene and summarise it without running it.
     Check(check::CheckArgs),
+    /// Write a parameter study (jobs.txt for GNU parallel, sweep.slurm for Slurm), or run it.
+    Sweep(sweep::SweepArgs),
+    /// Summarise the runs of a sweep into DIR/sweep.csv.
+    Collect(collect::CollectArgs),
     /// Draw a finished run: side views of frames and a body's tilt and position over time.
     Figure(figure::FigureArgs),
     /// Export a finished run as VTK (ParaView) or USD (Blender, Houdini Solaris).
@@ -53,6 +59,8 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Run(args) => run::run(args),
         Command::Check(args) => check::run(args),
+        Command::Sweep(args) => sweep::run(args),
+        Command::Collect(args) => collect::run(args),
         Command::Figure(args) => figure::run(args),
         Command::Export(args) => export::run(args),
         Command::Bench(args) => bench::run(args),

@@ -1,6 +1,6 @@
 //! A body's motion over a run: tilt from vertical and centre of mass, from `rigid_states.csv`.
 use crate::output::rigid_states::StateRow;
-use glam::{DQuat, DVec3};
+use glam::DVec3;
 use std::fmt::Write;
 
 /// The CSV header of `<body>_motion.csv`.
@@ -19,21 +19,7 @@ pub struct MotionSample {
     pub com: DVec3,
 }
 
-fn quat(r: &StateRow) -> DQuat {
-    let v = &r.values;
-    DQuat::from_xyzw(v[4], v[5], v[6], v[3]).normalize()
-}
-
-/// The tilt, degrees: the angle between the body's up axis in the world, `R ŷ`, and the
-/// vertical `ŷ`. The body frame is the frame of the shape in the scene file (moved to the
-/// centre of mass), so a block set up with `orientation` 30 degrees about z starts at 30.
-pub fn tilt_deg(q: DQuat) -> f64 {
-    let up = q * DVec3::Y;
-    up.cross(DVec3::Y)
-        .length()
-        .atan2(up.dot(DVec3::Y))
-        .to_degrees()
-}
+pub use crate::output::rigid_states::tilt_deg;
 
 /// The motion of body `name` from the rows of `rigid_states.csv`, in file order; empty when
 /// the body has no rows.
@@ -43,7 +29,7 @@ pub fn of_body(rows: &[StateRow], name: &str) -> Vec<MotionSample> {
         .map(|r| MotionSample {
             frame: r.frame,
             time: r.time,
-            tilt_deg: tilt_deg(quat(r)),
+            tilt_deg: r.tilt_deg(),
             com: DVec3::from_slice(&r.values[0..3]),
         })
         .collect()
@@ -65,6 +51,7 @@ pub fn to_csv(samples: &[MotionSample]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use glam::DQuat;
 
     fn row(frame: u32, q: DQuat, y: f64) -> StateRow {
         let mut values = [0.0; 13];

@@ -87,6 +87,10 @@ pub struct Manifest {
     pub substeps: u32,
     /// Whether the run finished every frame it was asked for.
     pub complete: bool,
+    /// Steps taken so far.
+    pub steps: u64,
+    /// Wall-clock seconds since the first step, as of the last frame written.
+    pub wall_seconds: f64,
     /// Steps whose contact LCP was not solved and fell back to penalty (`coupling.on_failure`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lcp_fallbacks: Vec<FallbackEntry>,
@@ -138,6 +142,12 @@ pub struct ManifestRead {
     pub scene: serde_json::Value,
     /// The frames listed, in order (at least one).
     pub frames: Vec<FrameRef>,
+    /// Steps taken (absent from manifests written before it was recorded).
+    pub steps: Option<u64>,
+    /// Wall-clock seconds of the run (absent likewise).
+    pub wall_seconds: Option<f64>,
+    /// How many steps fell back to penalty.
+    pub lcp_fallbacks: usize,
 }
 
 #[derive(Deserialize)]
@@ -149,6 +159,12 @@ struct ManifestIn {
     #[serde(default)]
     scene: serde_json::Value,
     frames: Vec<FrameIn>,
+    #[serde(default)]
+    steps: Option<u64>,
+    #[serde(default)]
+    wall_seconds: Option<f64>,
+    #[serde(default)]
+    lcp_fallbacks: Vec<serde::de::IgnoredAny>,
 }
 
 /// Manifests written before `complete` existed were finished runs.
@@ -196,5 +212,8 @@ pub fn read(run: &RunDir) -> Result<ManifestRead> {
         complete: m.complete,
         scene: m.scene,
         frames,
+        steps: m.steps,
+        wall_seconds: m.wall_seconds,
+        lcp_fallbacks: m.lcp_fallbacks.len(),
     })
 }

@@ -4,6 +4,7 @@ use super::run_dir::RunDir;
 use super::{csv, write_atomic};
 use crate::Result;
 use crate::rigid::RigidBody;
+use glam::{DQuat, DVec3};
 use std::path::PathBuf;
 
 /// The header line (without newline).
@@ -50,6 +51,30 @@ pub struct StateRow {
     pub body: String,
     /// x y z qw qx qy qz vx vy vz wx wy wz.
     pub values: [f64; 13],
+}
+
+impl StateRow {
+    /// The orientation (body to world), normalised.
+    pub fn orientation(&self) -> DQuat {
+        let v = &self.values;
+        DQuat::from_xyzw(v[4], v[5], v[6], v[3]).normalize()
+    }
+
+    /// The body's tilt in this row, degrees (see [`tilt_deg`]).
+    pub fn tilt_deg(&self) -> f64 {
+        tilt_deg(self.orientation())
+    }
+}
+
+/// The tilt, degrees: the angle between the body's up axis in the world, `R ŷ`, and the
+/// vertical `ŷ`. The body frame is the frame of the shape in the scene file (moved to the
+/// centre of mass), so a block set up with `orientation` 30 degrees about z starts at 30.
+pub fn tilt_deg(q: DQuat) -> f64 {
+    let up = q * DVec3::Y;
+    up.cross(DVec3::Y)
+        .length()
+        .atan2(up.dot(DVec3::Y))
+        .to_degrees()
 }
 
 /// Parse the file's text (header checked); rows that do not parse are an error naming the line.

@@ -9,6 +9,7 @@
 //! | `rigid_states.csv` | [`super::rigid_states`] |
 //! | `joint_errors.csv` | [`super::joint_errors`] |
 //! | `failed_lcp_<step>.json` | [`super::failed_lcp`] |
+//! | `run_metrics.csv` | [`super::run_metrics`] |
 //! | `vtk/` (`sphrigid export --to vtk`) | [`super::vtk`] |
 //! | `run.usda` (`sphrigid export --to usd`) | [`super::usd`] |
 use crate::{Error, Result};
@@ -24,6 +25,8 @@ pub const RIGID_DIR: &str = "rigid";
 pub const RIGID_STATES: &str = "rigid_states.csv";
 /// The joints' errors table.
 pub const JOINT_ERRORS: &str = "joint_errors.csv";
+/// The per-frame energy and leak table.
+pub const RUN_METRICS: &str = "run_metrics.csv";
 /// The default folder of the VTK export.
 pub const VTK_DIR: &str = "vtk";
 /// The fluid's time series in a VTK export folder.
@@ -108,6 +111,11 @@ impl RunDir {
         self.dir.join(JOINT_ERRORS)
     }
 
+    /// `OUT/run_metrics.csv`.
+    pub fn run_metrics(&self) -> PathBuf {
+        self.dir.join(RUN_METRICS)
+    }
+
     /// `OUT/vtk/`, where `sphrigid export --to vtk` writes by default.
     pub fn vtk_dir(&self) -> PathBuf {
         self.dir.join(VTK_DIR)
@@ -168,5 +176,6 @@ mod tests {
         assert_eq!(run.manifest(), Path::new("out/manifest.json"));
         assert_eq!(run.rigid_states(), Path::new("out/rigid_states.csv"));
         assert_eq!(run.joint_errors(), Path::new("out/joint_errors.csv"));
+        assert_eq!(run.run_metrics(), Path::new("out/run_metrics.csv"));
     }
 }

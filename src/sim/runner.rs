@@ -1,9 +1,10 @@
 //! Running a scene to the end: set up, step, write every frame, report progress.
 use super::Simulation;
 use crate::backend::Backend;
+use crate::coupling::leak::LeakCheck;
 use crate::output::{
-    FallbackEntry, FrameWriter, JointErrorWriter, Manifest, RigidFrameWriter, RunDir, StatesWriter,
-    failed_lcp,
+    FallbackEntry, FrameWriter, JointErrorWriter, Manifest, MetricsRow, MetricsWriter,
+    RigidFrameWriter, RunDir, StatesWriter, failed_lcp,
 };
 use crate::scene::LoadedScene;
 use crate::{Error, Result};
@@ -85,6 +86,8 @@ pub fn initial_manifest(
         dt: sim.dt,
         substeps: sim.substeps,
         complete: false,
+        steps: 0,
+        wall_seconds: 0.0,
         lcp_fallbacks: Vec::new(),
         frames: Vec::new(),
     }
@@ -144,7 +147,21 @@ pub fn run(
         ))
     };
     let mut joint_errors = (!sim.joints().is_empty()).then(|| JointErrorWriter::new(&run_dir));
+    // The health figures of every frame (energy, leaks), for `collect` and for plots: one pass
+    // over the particles each, once a frame.
+    let leak_check = LeakCheck::new(&sim.bodies);
+    let mut metrics = MetricsWriter::new(&run_dir);
     let mut write = |writer: &mut FrameWriter, sim: &mut Simulation, frame: u32, time: f64| {
+        let energy = sim.energy();
+        let leak = leak_check.deepest(sim.particles(), &sim.bodies);
+        metrics.write_frame(&MetricsRow {
+            frame,
+            time,
+            kinetic: energy.kinetic,
+            potential: energy.potential,
+            leak_depth: leak.map_or(0.0, |l| l.depth),
+            leak: leak.map(|l| (sim.bodies[l.body].name.clone(), l.id)),
+        })?;
         let extra = match rigid.as_mut() {
             Some((meshes, states)) => {
                 let extra = meshes.write_frame(&sim.bodies, frame, time)?;
@@ -173,6 +190,8 @@ pub fn run(
     for frame in 1..=frames {
         let result = sim.advance_frame().and_then(|_| sim.sync_particles());
         record_fallbacks(&mut sim, &mut writer, log)?;
+        writer.manifest.steps = sim.steps;
+        writer.manifest.wall_seconds = start.elapsed().as_secs_f64();
         if let Err(e) = result {
             writer.finish(false)?;
             let mut replay = String::new();
@@ -205,6 +224,7 @@ pub fn run(
         };
         progress(&last);
     }
+    writer.manifest.wall_seconds = start.elapsed().as_secs_f64();
     writer.finish(true)?;
     Ok(RunSummary {
         last,
