@@ -153,6 +153,19 @@ pub(crate) fn dantzig_warm(
         if change <= 1e-13 * zs.max(f64::MIN_POSITIVE) {
             break Outcome::Solved;
         }
+        // The bounds may still move while z already solves the problem with the bounds it
+        // sets itself: a body pressed between two walls, or held in a corner by friction of
+        // coefficient 1, has a continuum of solutions (a squeeze, or a loop of friction and
+        // normal forces, adds impulses that cancel on the body), and the rounds can walk along
+        // it for ever. Such a z is the answer.
+        let wz = problem.w(&z);
+        let (lz, hz) = problem.bounds_at(&z);
+        if Residuals::compute(&z, &wz, &lz, &hz, w_scale(&problem.m, &problem.q, &z)).relative()
+            <= SOLVED_RESIDUAL
+        {
+            w_known = Some(wz);
+            break Outcome::Solved;
+        }
         if rounds >= options.max_friction_rounds {
             break Outcome::PivotLimit;
         }
@@ -178,7 +191,7 @@ pub(crate) fn dantzig_warm(
     let outcome = if outcome == Outcome::Solved && residuals.relative() > SOLVED_RESIDUAL {
         Outcome::Singular
     } else {
-        outcome
+        outcome.judged(&residuals)
     };
     let state = last_state.unwrap_or_default();
     let sol = Solution {
