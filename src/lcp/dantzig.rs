@@ -23,6 +23,11 @@ pub fn dantzig(problem: &DenseProblem, options: &Options) -> crate::Result<Solut
 /// does not kill, as when the normals jump between two active sets).
 const STALL_RATIO: f64 = 0.9;
 
+/// The relative residual at which friction rounds whose bounds still move stop: z solves the
+/// problem with the bounds it sets itself. Stricter than [`SOLVED_RESIDUAL`], because a
+/// sub-problem's residual grows when the block-pivoting solver maps it back to its problem.
+const ROUNDS_AT_A_SOLUTION: f64 = 1e-12;
+
 /// Pivots a row a guarded solve's drive may take before it turns to the standard form: a
 /// drive without cycles needs about one a row.
 const GUARDED_DRIVE: usize = 2;
@@ -161,7 +166,7 @@ pub(crate) fn dantzig_warm(
         let wz = problem.w(&z);
         let (lz, hz) = problem.bounds_at(&z);
         if Residuals::compute(&z, &wz, &lz, &hz, w_scale(&problem.m, &problem.q, &z)).relative()
-            <= SOLVED_RESIDUAL
+            <= ROUNDS_AT_A_SOLUTION
         {
             w_known = Some(wz);
             break Outcome::Solved;
@@ -191,7 +196,7 @@ pub(crate) fn dantzig_warm(
     let outcome = if outcome == Outcome::Solved && residuals.relative() > SOLVED_RESIDUAL {
         Outcome::Singular
     } else {
-        outcome.judged(&residuals)
+        outcome
     };
     let state = last_state.unwrap_or_default();
     let sol = Solution {

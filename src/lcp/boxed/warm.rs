@@ -88,12 +88,11 @@ pub(super) fn repair(
             .collect();
         cl = ClampedInverse::default();
         for c in keep {
+            // A row that no longer borders in took its value from the near-singular solve:
+            // it waits from the cold start's value.
             if !cl.add(m, c, stol) {
-                state[c] = if lo[c] < z[c] && z[c] < hi[c] {
-                    State::Parked
-                } else {
-                    State::Waiting
-                };
+                z[c] = 0.0f64.clamp(lo[c], hi[c]);
+                state[c] = State::Waiting;
             }
         }
     }
