@@ -170,7 +170,8 @@ fn the_block_stands_below_the_tipping_depth_and_tips_above_it() {
             let depth = factor * hs;
             let r = run(spacing, depth);
             let max = r.tilts.iter().copied().fold(0.0, f64::max);
-            let past = r.tilts.iter().position(|&t| t > TIPS_PAST);
+            // Frames after the release are counted from 1.
+            let past = r.tilts.iter().position(|&t| t > TIPS_PAST).map(|i| i + 1);
             eprintln!(
                 "spacing {spacing} m, H = {depth:.4} m ({factor} H*, H* = {hs:.4} m), settled \
                  {:.4} m: max tilt {max:.2} deg, past {TIPS_PAST} deg at frame {past:?} \
