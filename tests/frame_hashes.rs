@@ -30,7 +30,7 @@ const EXPECTED: &[(&str, &str, &str)] = &[
     ("toppling_block", "rigid/block_00000.ply", "9196b5115562d3a7"),
     ("toppling_block", "rigid/block_00001.ply", "0528a0169cba4eb0"),
     ("toppling_block", "rigid/block_00002.ply", "804b561736ced6d4"),
-    ("toppling_block", "rigid_states.csv", "398ef97e914d9e1e"),
+    ("toppling_block", "rigid_states.csv", "ad241cefb52d5ed5"),
     ("floating_box", "fluid/fluid_00000.ply", "b1bad3e1857a454b"),
     ("floating_box", "fluid/fluid_00001.ply", "b5ef692ecf1c7dae"),
     ("floating_box", "fluid/fluid_00002.ply", "59c3e678cf62cbb2"),

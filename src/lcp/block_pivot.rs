@@ -483,7 +483,7 @@ fn finish(
         .fold(0.0f64, |s, (r, &wi)| s.max(r.q.abs()).max((wi - r.q).abs()));
     let residuals = Residuals::compute(&z, &w, &lo, &hi, scale);
     Solution {
-        outcome,
+        outcome: outcome.judged(&residuals),
         z,
         w,
         pivots,

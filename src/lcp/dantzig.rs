@@ -23,6 +23,11 @@ pub fn dantzig(problem: &DenseProblem, options: &Options) -> crate::Result<Solut
 /// does not kill, as when the normals jump between two active sets).
 const STALL_RATIO: f64 = 0.9;
 
+/// The relative residual at which friction rounds whose bounds still move stop: z solves the
+/// problem with the bounds it sets itself. Stricter than [`SOLVED_RESIDUAL`], because a
+/// sub-problem's residual grows when the block-pivoting solver maps it back to its problem.
+const ROUNDS_AT_A_SOLUTION: f64 = 1e-12;
+
 /// Pivots a row a guarded solve's drive may take before it turns to the standard form: a
 /// drive without cycles needs about one a row.
 const GUARDED_DRIVE: usize = 2;
@@ -151,6 +156,19 @@ pub(crate) fn dantzig_warm(
         let change = bounds_change(problem, &zbar, &z);
         let zs = z.iter().fold(0.0f64, |s, v| s.max(v.abs()));
         if change <= 1e-13 * zs.max(f64::MIN_POSITIVE) {
+            break Outcome::Solved;
+        }
+        // The bounds may still move while z already solves the problem with the bounds it
+        // sets itself: a body pressed between two walls, or held in a corner by friction of
+        // coefficient 1, has a continuum of solutions (a squeeze, or a loop of friction and
+        // normal forces, adds impulses that cancel on the body), and the rounds can walk along
+        // it for ever. Such a z is the answer.
+        let wz = problem.w(&z);
+        let (lz, hz) = problem.bounds_at(&z);
+        if Residuals::compute(&z, &wz, &lz, &hz, w_scale(&problem.m, &problem.q, &z)).relative()
+            <= ROUNDS_AT_A_SOLUTION
+        {
+            w_known = Some(wz);
             break Outcome::Solved;
         }
         if rounds >= options.max_friction_rounds {

@@ -217,7 +217,7 @@ fn finish(m: &DenseMatrix, q: &[f64], z: Vec<f64>, outcome: Outcome, pivots: usi
         w_scale(m, q, &z),
     );
     Solution {
-        outcome,
+        outcome: outcome.judged(&residuals),
         z,
         w,
         pivots,

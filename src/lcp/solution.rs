@@ -14,6 +14,17 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The outcome a solve reports for its final point: `Solved` whenever the residuals meet
+    /// [`SOLVED_RESIDUAL`], whatever the drive ended with (a pivot limit, a cycle or a ray
+    /// reached at a solution), and otherwise `self`.
+    pub fn judged(self, residuals: &Residuals) -> Outcome {
+        if residuals.relative() <= SOLVED_RESIDUAL {
+            Outcome::Solved
+        } else {
+            self
+        }
+    }
+
     /// The lower-case name used in JSON and on the command line.
     pub fn name(self) -> &'static str {
         match self {

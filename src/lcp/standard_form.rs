@@ -119,7 +119,7 @@ pub(crate) fn lemke_boxed(problem: &DenseProblem, options: &Options) -> Option<S
     let outcome = if sol.outcome == Outcome::Solved && residuals.relative() > SOLVED_RESIDUAL {
         Outcome::Singular
     } else {
-        sol.outcome
+        sol.outcome.judged(&residuals)
     };
     Some(Solution {
         outcome,

@@ -65,7 +65,7 @@ pub(super) fn repair(
         if out.is_empty() {
             break;
         }
-        for &a in out.iter().rev() {
+        for &a in &out {
             let c = cl.idx[a];
             z[c] = if z[c].is_nan() {
                 0.0f64.clamp(lo[c], hi[c])
@@ -73,7 +73,27 @@ pub(super) fn repair(
                 z[c].clamp(lo[c], hi[c])
             };
             state[c] = State::Waiting;
-            cl.remove(a);
+        }
+        // The rest are bordered in afresh rather than the leaving rows removed from the
+        // inverse: the old set may have been all but singular (contact corners whose rows
+        // depend on each other up to f32 rounding, with a Schur complement just above the
+        // limit), and removing rows from such an inverse cancels away every digit. The stale
+        // inverse gave clamped rows a w far from zero, and a row that depends on them (the
+        // opposite wall's) a w the drive could not move: a false ray.
+        let keep: Vec<usize> = cl
+            .idx
+            .iter()
+            .copied()
+            .filter(|&c| state[c] != State::Waiting)
+            .collect();
+        cl = ClampedInverse::default();
+        for c in keep {
+            // A row that no longer borders in took its value from the near-singular solve:
+            // it waits from the cold start's value.
+            if !cl.add(m, c, stol) {
+                z[c] = 0.0f64.clamp(lo[c], hi[c]);
+                state[c] = State::Waiting;
+            }
         }
     }
     // Rows on a bound or parked keep their state only while their w allows it.
