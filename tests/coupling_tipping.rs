@@ -151,7 +151,7 @@ restitution = 0.0
 fn surface(sim: &Simulation, spacing: f64) -> f64 {
     let (lo, hi) = (0.25 * COLUMN, 0.75 * COLUMN);
     let mut tops: std::collections::BTreeMap<(i64, i64), f64> = Default::default();
-    for p in &sim.particles.pos {
+    for p in &sim.particles().pos {
         let (x, y, z) = (p.x as f64, p.y as f64, p.z as f64);
         if x < lo || x > hi {
             continue;
