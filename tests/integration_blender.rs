@@ -6,28 +6,6 @@
 mod common;
 use std::path::Path;
 
-/// Run `scene` for 6 frames on a coarse lattice (and `sets`) into `out`.
-fn small_run(scene: &str, sets: &[&str], out: &Path) {
-    let scene = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenes")
-        .join(scene);
-    let mut args = vec![
-        "run",
-        scene.to_str().unwrap(),
-        "--frames",
-        "6",
-        "--set",
-        "liquid.0.spacing=0.02",
-        "--out",
-        out.to_str().unwrap(),
-    ];
-    for s in sets {
-        args.extend(["--set", s]);
-    }
-    let r = common::sphrigid(&args);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-}
-
 #[test]
 fn the_addon_loads_frame_5_and_renders_it() {
     let Some(python) = common::python_with(&["bpy", "numpy"]) else {
@@ -35,11 +13,11 @@ fn the_addon_loads_frame_5_and_renders_it() {
     };
     let dir = tempfile::tempdir().unwrap();
     let (dam, block) = (dir.path().join("dam"), dir.path().join("block"));
-    small_run("dam_break.toml", &[], &dam);
+    common::small_run("dam_break.toml", &[], &dam);
     let r = common::sphrigid(&["export", dam.to_str().unwrap(), "--to", "usd"]);
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     // Dropped from 7 cm above its resting height, so that its pose changes by frame 5.
-    small_run(
+    common::small_run(
         "toppling_block.toml",
         &["body.0.position=[0.5, 0.15, 0.05]"],
         &block,

@@ -3,6 +3,8 @@
 //! the structured and the Dantzig method, with the unique parts of the answer (w and the body
 //! velocity change) agreeing, or proven infeasible by a Farkas certificate that both methods
 //! report as a ray.
+mod common;
+
 use sphrigid::lcp::io::{ProblemFile, load};
 use sphrigid::lcp::{Options, Outcome, Solution, StructuredProblem, block_pivot, dantzig};
 use std::path::{Path, PathBuf};
@@ -28,13 +30,7 @@ fn budget(method: &str, n: usize) -> usize {
 }
 
 fn files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lcp_failures");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("the failures folder")
-        .map(|e| e.expect("a folder entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+    let files = common::json_files("tests/data/lcp_failures");
     assert!(files.len() >= 5, "{} files", files.len());
     files
 }

@@ -8,6 +8,8 @@
 //! `solved`, with residuals within the tolerance. With friction the answer is not unique
 //! here (the two methods give different w at friction 0.5), so only each one's residuals are
 //! asserted.
+mod common;
+
 use sphrigid::lcp::io::{ProblemFile, load};
 use sphrigid::lcp::{Options, Outcome, StructuredProblem, block_pivot, dantzig};
 use std::path::{Path, PathBuf};
@@ -16,13 +18,7 @@ use std::path::{Path, PathBuf};
 const RESIDUAL: f64 = 1e-9;
 
 fn files() -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/lcp_failures/dam_block");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("the dam block folder")
-        .map(|e| e.expect("a folder entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+    let files = common::json_files("tests/data/lcp_failures/dam_block");
     assert_eq!(files.len(), 6);
     files
 }

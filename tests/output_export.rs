@@ -8,19 +8,8 @@ use std::path::{Path, PathBuf};
 
 /// A small toppling block (coarse liquid, 6 frames) run into `dir/run`.
 fn small_run(dir: &Path) -> PathBuf {
-    let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/toppling_block.toml");
     let out = dir.join("run");
-    let r = common::sphrigid(&[
-        "run",
-        scene.to_str().unwrap(),
-        "--frames",
-        "6",
-        "--set",
-        "liquid.0.spacing=0.02",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let r = common::small_run("toppling_block.toml", &[], &out);
     // stderr is a pipe here, not a terminal: the run logs as --quiet does, up to the last frame.
     let log = String::from_utf8_lossy(&r.stderr);
     assert!(

@@ -5,12 +5,14 @@ use super::solver::Cursor;
 use super::{GpuLiquidSolver, boundary_grid, density, scatter};
 
 impl GpuLiquidSolver {
-    pub(super) fn rec_gravity(&self, pass: &mut wgpu::ComputePass<'_>) {
+    /// The velocity kernel at one of its entry points: `"gravity"` (`v += g dt`) or `"update"`
+    /// (`v = (x - x_prev) / dt`).
+    pub(super) fn rec_velocity(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str) {
         let b = &self.bufs;
         self.passes.velocity.dispatch(
             &self.ctx.device,
             pass,
-            "gravity",
+            entry,
             &b.params,
             &b.pos[self.cur.pos],
             &b.prev,
@@ -162,20 +164,6 @@ impl GpuLiquidSolver {
             &b.params,
             &b.pos[self.cur.pos],
             &b.prev,
-            self.n,
-        );
-    }
-
-    pub(super) fn rec_update(&self, pass: &mut wgpu::ComputePass<'_>) {
-        let b = &self.bufs;
-        self.passes.velocity.dispatch(
-            &self.ctx.device,
-            pass,
-            "update",
-            &b.params,
-            &b.pos[self.cur.pos],
-            &b.prev,
-            &b.vel[self.cur.vel],
             self.n,
         );
     }

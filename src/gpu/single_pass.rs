@@ -33,7 +33,7 @@ impl GpuLiquidSolver {
     /// Gravity alone: `v += g dt`.
     pub fn pass_gravity(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {
-            s.rec_gravity(p);
+            s.rec_velocity(p, "gravity");
             None
         })
     }
@@ -92,7 +92,7 @@ impl GpuLiquidSolver {
     /// Velocity update alone.
     pub fn pass_velocity(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {
-            s.rec_update(p);
+            s.rec_velocity(p, "update");
             None
         })
     }

@@ -383,7 +383,7 @@ impl GpuLiquidSolver {
         let viscous = crate::liquid::viscosity::any_viscosity(&self.params);
         let mut rec = Recorder::new(&self.ctx, timing);
         self.phase(&mut rec, Phase::Integrate, |s, p| {
-            s.rec_gravity(p);
+            s.rec_velocity(p, "gravity");
             None
         })?;
         if viscous {
@@ -413,7 +413,7 @@ impl GpuLiquidSolver {
             })?;
         }
         self.phase(&mut rec, Phase::Integrate, |s, p| {
-            s.rec_update(p);
+            s.rec_velocity(p, "update");
             None
         })?;
         rec.finish(&self.ctx, self.stamps.as_ref(), times)?;

@@ -1,7 +1,7 @@
 //! Helpers shared by the integration tests: scenes from text, running the binary.
 #![allow(dead_code)]
 use sphrigid::scene::{self, LoadedScene};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Parse and validate scene text as if it came from `test.toml`.
@@ -149,4 +149,40 @@ pub fn run_python(python: &Path, script: &Path, args: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     stdout
+}
+
+/// Run the shipped scene `scenes/<scene>` for 6 frames on a coarse lattice (liquid spacing
+/// 0.02 m), with `sets` as further `--set`s, into `out`; the run must succeed.
+pub fn small_run(scene: &str, sets: &[&str], out: &Path) -> Output {
+    let scene = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenes")
+        .join(scene);
+    let mut args = vec![
+        "run",
+        scene.to_str().unwrap(),
+        "--frames",
+        "6",
+        "--set",
+        "liquid.0.spacing=0.02",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    for s in sets {
+        args.extend(["--set", s]);
+    }
+    let r = sphrigid(&args);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    r
+}
+
+/// The `.json` files in `dir` (relative to the crate root), sorted by name.
+pub fn json_files(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a folder entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    files.sort();
+    files
 }
