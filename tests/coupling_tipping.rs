@@ -8,10 +8,7 @@
 //! the dry toe the water's moment is `rho g H^3 / 6` and the weight's `s rho g b^2 h / 2`, so
 //! the block tips above `H* = (3 s b^2 h)^(1/3)`. With `b` = 0.04 m, `h` = 0.16 m and `s` =
 //! 2.5, `H*` = 0.124 m; the columns are 15% below (0.106 m) and above (0.143 m, still below
-//! the top), at 8 particles across the block. At 10 across (spacing 0.004) the run above the
-//! threshold stops two frames after the release on a contact problem that neither solver
-//! solves yet (three collinear contacts along the toe; `tests/data/lcp_unsolved/`): that
-//! resolution joins this test once it does.
+//! the top), at 8 and 10 particles across the block (spacings 0.005 and 0.004).
 //!
 //! The tank is 2D-like: four particle spacings deep, the block 1 mm shallower than the tank
 //! so that it touches neither side wall (side walls would add friction moments that the
@@ -168,7 +165,7 @@ fn surface(sim: &Simulation, spacing: f64) -> f64 {
 fn the_block_stands_below_the_tipping_depth_and_tips_above_it() {
     let hs = tipping_depth();
     let mut failures = Vec::new();
-    for spacing in [0.005] {
+    for spacing in [0.005, 0.004] {
         for (factor, tips) in [(0.85, false), (1.15, true)] {
             let depth = factor * hs;
             let r = run(spacing, depth);

@@ -35,30 +35,109 @@ fn wall_planes(walls_lo: DVec3, walls_hi: DVec3) -> [(DVec3, f64); 6] {
 
 /// Keep at most four of `points` (each `(point, depth)`): the extremes of the patch along the
 /// two diagonals of a tangent frame of `normal`, so that a face resting on a plane keeps its
-/// corners and the contact set stays small and well conditioned.
+/// corners and the contact set stays small and well conditioned. Of those, a point on the
+/// segment between two others, or inside the triangle of three, is dropped: a rigid body's
+/// forces there equal a blend of the others' (same normal, same friction cone), and the rows
+/// it would add are linearly dependent (a block rocking on its toe line has three in a row).
 pub fn reduce_patch(points: &[(DVec3, f64)], normal: DVec3) -> Vec<(DVec3, f64)> {
-    if points.len() <= 4 {
-        return points.to_vec();
-    }
     let (t1, t2) = normal.any_orthonormal_pair();
-    let dirs = [t1 + t2, t1 - t2, -t1 - t2, -t1 + t2];
-    let mut keep: Vec<usize> = Vec::with_capacity(4);
-    for d in dirs {
-        let best = (0..points.len())
-            .max_by(|&i, &j| {
-                points[i]
-                    .0
-                    .dot(d)
-                    .total_cmp(&points[j].0.dot(d))
-                    .then(j.cmp(&i))
-            })
-            .expect("points is not empty");
-        if !keep.contains(&best) {
-            keep.push(best);
+    let mut keep: Vec<usize> = if points.len() <= 4 {
+        (0..points.len()).collect()
+    } else {
+        let dirs = [t1 + t2, t1 - t2, -t1 - t2, -t1 + t2];
+        let mut keep = Vec::with_capacity(4);
+        for d in dirs {
+            let best = (0..points.len())
+                .max_by(|&i, &j| {
+                    points[i]
+                        .0
+                        .dot(d)
+                        .total_cmp(&points[j].0.dot(d))
+                        .then(j.cmp(&i))
+                })
+                .expect("points is not empty");
+            if !keep.contains(&best) {
+                keep.push(best);
+            }
+        }
+        keep.sort_unstable();
+        keep
+    };
+    // Tangent-plane coordinates, and a tolerance of a thousandth of the patch's size.
+    let uv = |i: usize| {
+        let p = points[i].0;
+        (p.dot(t1), p.dot(t2))
+    };
+    let extent = keep
+        .iter()
+        .flat_map(|&i| keep.iter().map(move |&j| (i, j)))
+        .map(|(i, j)| (points[i].0 - points[j].0).length())
+        .fold(0.0, f64::max);
+    let tol = 1e-3 * extent;
+    // Drop one redundant point at a time, the highest index first, until none is left.
+    while let Some(pos) = (0..keep.len())
+        .rev()
+        .find(|&a| redundant(uv(keep[a]), &keep, a, &uv, tol))
+    {
+        keep.remove(pos);
+    }
+    keep.into_iter().map(|i| points[i]).collect()
+}
+
+/// Whether point `p` (the `skip`th of `keep`) lies within `tol` of the hull of the others:
+/// on a point, on the segment between two, or inside the triangle of three.
+fn redundant(
+    p: (f64, f64),
+    keep: &[usize],
+    skip: usize,
+    uv: &dyn Fn(usize) -> (f64, f64),
+    tol: f64,
+) -> bool {
+    let mut others = [(0.0, 0.0); 3];
+    let mut n = 0;
+    for (k, &i) in keep.iter().enumerate() {
+        if k != skip && n < others.len() {
+            others[n] = uv(i);
+            n += 1;
         }
     }
-    keep.sort_unstable();
-    keep.into_iter().map(|i| points[i]).collect()
+    let dist = |a: (f64, f64), b: (f64, f64)| ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
+    let on_segment = |a: (f64, f64), b: (f64, f64)| {
+        let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+        let len2 = dx * dx + dy * dy;
+        let t = if len2 > 0.0 {
+            (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / len2).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        dist(p, (a.0 + t * dx, a.1 + t * dy)) <= tol
+    };
+    let cross = |u: (f64, f64), v: (f64, f64), w: (f64, f64)| {
+        (v.0 - u.0) * (w.1 - u.1) - (v.1 - u.1) * (w.0 - u.0)
+    };
+    for i in 0..n {
+        if dist(p, others[i]) <= tol {
+            return true;
+        }
+        for j in i + 1..n {
+            if on_segment(others[i], others[j]) {
+                return true;
+            }
+            for k in j + 1..n {
+                let (a, b, c) = (others[i], others[j], others[k]);
+                // A flat triangle holds only its segments, tested above.
+                let side = dist(a, b).max(dist(b, c)).max(dist(c, a));
+                if cross(a, b, c).abs() <= tol * side {
+                    continue;
+                }
+                let (s1, s2, s3) = (cross(a, b, p), cross(b, c, p), cross(c, a, p));
+                if (s1 >= 0.0 && s2 >= 0.0 && s3 >= 0.0) || (s1 <= 0.0 && s2 <= 0.0 && s3 <= 0.0) {
+                    return true;
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Contacts of every dynamic body's surface particles with the container's walls. `walls`
@@ -157,4 +236,59 @@ pub fn body_body_contacts(bodies: &[RigidBody], index: &SurfaceIndex) -> Vec<Bod
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pts(v: &[[f64; 3]]) -> Vec<(DVec3, f64)> {
+        v.iter().map(|&p| (DVec3::from(p), 1e-4)).collect()
+    }
+
+    #[test]
+    fn a_toe_line_keeps_its_two_ends() {
+        // Three contacts in a row along z under a block rocking on its toe.
+        let line = pts(&[[0.02, 0.0, -0.004], [0.02, 0.0, 0.0], [0.02, 0.0, 0.004]]);
+        let kept = reduce_patch(&line, DVec3::Y);
+        assert_eq!(kept, vec![line[0], line[2]]);
+        // Four in a row, listed out of order: the two ends.
+        let line = pts(&[
+            [0.0, 0.0, 0.002],
+            [0.0, 0.0, -0.006],
+            [0.0, 0.0, 0.006],
+            [0.0, 0.0, -0.002],
+        ]);
+        let kept = reduce_patch(&line, DVec3::Y);
+        assert_eq!(kept, vec![line[1], line[2]]);
+    }
+
+    #[test]
+    fn a_face_keeps_its_corners_and_drops_what_lies_inside() {
+        let square = pts(&[
+            [0.0, 0.0, 0.0],
+            [0.01, 0.0, 0.0],
+            [0.0, 0.0, 0.01],
+            [0.01, 0.0, 0.01],
+        ]);
+        assert_eq!(reduce_patch(&square, DVec3::Y), square);
+        // A triangle with a point inside it, and one within a thousandth of an edge.
+        let tri = pts(&[
+            [0.0, 0.0, 0.0],
+            [0.01, 0.0, 0.0],
+            [0.0, 0.0, 0.01],
+            [0.002, 0.0, 0.003],
+        ]);
+        assert_eq!(reduce_patch(&tri, DVec3::Y), tri[..3].to_vec());
+        let tri = pts(&[
+            [0.0, 0.0, 0.0],
+            [0.01, 0.0, 0.0],
+            [0.005, 0.0, 0.000_005],
+            [0.0, 0.0, 0.01],
+        ]);
+        assert_eq!(reduce_patch(&tri, DVec3::Y), vec![tri[0], tri[1], tri[3]]);
+        // Two coincident points: one.
+        let twin = pts(&[[0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]);
+        assert_eq!(reduce_patch(&twin, DVec3::Y), vec![twin[0]]);
+    }
 }
