@@ -5,6 +5,7 @@
 //! the search for liquid particles near the bodies, and the coupling's impulses and
 //! push-outs. Nothing here knows a backend; backends import this module, not the reverse.
 use super::boundary::BoundaryParticles;
+use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use crate::Result;
@@ -107,6 +108,17 @@ pub trait Liquid: std::fmt::Debug + Send {
 
     /// Move the particles by `dx` (slot, m; each slot at most once).
     fn push_out(&mut self, dx: &[(u32, Vec3A)]) -> Result<()>;
+
+    /// The neighbour lists the next step's viscosity reuses from the last step, where the
+    /// backend keeps them on the host (the CPU); a checkpoint saves them so that a resumed run
+    /// steps exactly as an unbroken one. `None` where the backend rebuilds them.
+    fn carried_lists(&self) -> Option<&NeighbourLists> {
+        None
+    }
+
+    /// Put back lists that [`Liquid::carried_lists`] gave, for the particles as they were then
+    /// (nothing on a backend that rebuilds them).
+    fn restore_lists(&mut self, _lists: NeighbourLists) {}
 
     /// Wait until the work submitted so far has finished (nothing to wait for on the CPU).
     fn wait(&self) -> Result<()> {

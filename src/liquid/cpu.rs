@@ -2,6 +2,7 @@
 //! particles it steps, which live on the host.
 use super::backend::{BodyReach, Liquid, NearBody};
 use super::boundary::BoundaryParticles;
+use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use super::step::LiquidSolver;
@@ -91,6 +92,14 @@ impl Liquid for CpuLiquid {
                     .collect::<Vec<_>>()
             })
             .collect())
+    }
+
+    fn carried_lists(&self) -> Option<&NeighbourLists> {
+        Some(&self.solver.lists)
+    }
+
+    fn restore_lists(&mut self, lists: NeighbourLists) {
+        self.solver.lists = lists;
     }
 
     fn apply_impulses(&mut self, dv: &[(u32, Vec3A)], dt: f32) -> Result<()> {
