@@ -159,7 +159,7 @@ impl RunDir {
                 .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
         };
         let vtk = self.vtk_dir();
-        let folders: [(PathBuf, &dyn Fn(&str) -> bool); 6] = [
+        let folders: [(PathBuf, &NamePredicate); 6] = [
             (self.dir.clone(), &|n| failed(n) || is_temp(n)),
             (self.fluid_dir(), &|n| {
                 frame("fluid", ".ply", n) || is_temp(n)
@@ -248,6 +248,9 @@ impl RunDir {
         self.dir.join(Self::failed_lcp_name(step))
     }
 }
+
+/// A test on a file's name.
+type NamePredicate<'a> = dyn Fn(&str) -> bool + 'a;
 
 /// Whether `name` is a temporary file of [`super::write_atomic`] (`.NAME.PID.tmp`).
 fn is_temp(name: &str) -> bool {

@@ -212,7 +212,8 @@ pub fn run(
     drop(resumed);
     let (first_frame, resumed_steps, wall_before) = at.unwrap_or((0, 0, 0.0));
     let checkpoint_due = |frame: u32| {
-        frame == frames || (opts.checkpoint_every > 0 && frame % opts.checkpoint_every == 0)
+        frame == frames
+            || (opts.checkpoint_every > 0 && frame.is_multiple_of(opts.checkpoint_every))
     };
     let save = |sim: &Simulation, out: &RunOutputs, frame: u32| -> Result<()> {
         let m = &out.writer.manifest;
