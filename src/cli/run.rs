@@ -51,12 +51,6 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> Result<()> {
     let loaded = scene::load(&args.scene, &args.set)?;
     let (backend, why) = Backend::choose(&args.backend)?;
-    let out = loaded.output_dir(args.out.as_deref());
-    eprintln!(
-        "{}: {why}; writing to {}",
-        args.scene.display(),
-        out.display()
-    );
     if let Some(excess) = cfl::check(&loaded, &build::liquid(&loaded.scene)) {
         let e = excess.to_error(&loaded);
         if args.strict_cfl {
@@ -64,6 +58,12 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         eprintln!("warning: {e} (--strict-cfl makes this an error)");
     }
+    let out = loaded.output_dir(args.out.as_deref());
+    eprintln!(
+        "{}: {why}; writing to {}",
+        args.scene.display(),
+        out.display()
+    );
     let claim = if args.resume {
         Claim::Resume
     } else if args.overwrite {

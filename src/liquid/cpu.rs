@@ -1,8 +1,7 @@
 //! The CPU backend of the [`Liquid`] interface: the rayon solver ([`LiquidSolver`]) with the
 //! particles it steps, which live on the host.
-use super::backend::{BodyReach, Liquid, NearBody};
+use super::backend::{BodyReach, Carried, Liquid, NearBody};
 use super::boundary::BoundaryParticles;
-use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use super::step::LiquidSolver;
@@ -94,12 +93,15 @@ impl Liquid for CpuLiquid {
             .collect())
     }
 
-    fn carried_lists(&self) -> Option<&NeighbourLists> {
-        Some(&self.solver.lists)
+    fn carried(&self) -> Result<Carried> {
+        Ok(Carried::Lists(self.solver.lists.clone()))
     }
 
-    fn restore_lists(&mut self, lists: NeighbourLists) {
-        self.solver.lists = lists;
+    fn restore_carried(&mut self, carried: Carried) -> Result<()> {
+        if let Carried::Lists(lists) = carried {
+            self.solver.lists = lists;
+        }
+        Ok(())
     }
 
     fn apply_impulses(&mut self, dv: &[(u32, Vec3A)], dt: f32) -> Result<()> {

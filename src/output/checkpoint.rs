@@ -1,7 +1,8 @@
 //! `OUT/checkpoint.bin`: everything the next step of a run depends on, so that `--resume`
 //! continues it exactly. A fixed little-endian header (magic, version, counts, a CRC-32 of
 //! the rest) and then the arrays as raw bytes (bytemuck): the liquid particles in slot order,
-//! the CPU neighbour lists the next viscosity pass reuses, the bodies' states, the liquid
+//! what the next viscosity pass reuses (the CPU's neighbour lists or the GPU's grid), the
+//! bodies' states, the liquid
 //! contacts of the last step, the joints' error peaks since the last frame, and the manifest's
 //! record of penalty fallbacks. Written through a temporary file, `fsync` and a rename
 //! ([`write_durable`]), so the file on disk is always a whole checkpoint.
@@ -9,8 +10,8 @@ use super::manifest::FallbackEntry;
 use super::run_dir::RunDir;
 use super::write_durable;
 use crate::joints::JointError;
-use crate::liquid::Particles;
 use crate::liquid::neighbours::NeighbourLists;
+use crate::liquid::{Carried, Particles};
 use crate::rigid::BodyState;
 use crate::{Error, Result};
 use bytemuck::{Pod, Zeroable};
@@ -36,8 +37,9 @@ pub struct Checkpoint {
     pub tables: [u64; 3],
     /// The liquid particles, in slot order.
     pub particles: Particles,
-    /// The neighbour lists the next step reuses (CPU backend), for those slots.
-    pub lists: Option<NeighbourLists>,
+    /// What the next step reuses besides the particles (the CPU's neighbour lists, the GPU's
+    /// grid), for those slots.
+    pub carried: Carried,
     /// The bodies' states, in body order.
     pub bodies: Vec<crate::rigid::BodyState>,
     /// (body, liquid id) of the last step's liquid contacts.
@@ -67,7 +69,8 @@ struct Header {
     list_entries: u64,
     fallbacks_len: u64,
     payload_crc: u32,
-    has_lists: u32,
+    /// 0: nothing carried; 1: neighbour lists; 2: a grid.
+    carried: u32,
 }
 
 fn v3(v: &[Vec3A]) -> Vec<[f32; 3]> {
@@ -84,10 +87,18 @@ fn body_row(s: &BodyState) -> [f64; 13] {
 /// The file's bytes.
 pub fn encode(c: &Checkpoint) -> Vec<u8> {
     let p = &c.particles;
-    let (stride, counts, packed) = c
-        .lists
-        .as_ref()
-        .map_or((0, Vec::new(), Vec::new()), NeighbourLists::pack);
+    // Per slot, then a second array: list counts and neighbours, or cells and cell starts.
+    let (kind, stride, counts, packed) = match &c.carried {
+        Carried::Nothing => (0, 0, Vec::new(), Vec::new()),
+        Carried::Lists(lists) => {
+            let (stride, counts, packed) = lists.pack();
+            (1, stride, counts, packed)
+        }
+        Carried::Grid {
+            cell_of,
+            cell_start,
+        } => (2, 0, cell_of.clone(), cell_start.clone()),
+    };
     let fallbacks = serde_json::to_vec(&c.fallbacks).expect("fallback entries serialise");
     let bodies: Vec<[f64; 13]> = c.bodies.iter().map(body_row).collect();
     let peaks: Vec<[f64; 3]> = c
@@ -128,7 +139,7 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
         list_entries: packed.len() as u64,
         fallbacks_len: fallbacks.len() as u64,
         payload_crc: crc32fast::hash(&payload),
-        has_lists: u32::from(c.lists.is_some()),
+        carried: kind,
     };
     let mut out = bytemuck::bytes_of(&header).to_vec();
     out.extend_from_slice(&payload);
@@ -180,15 +191,19 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
         phase: c.take(n)?,
         rho: c.take(n)?,
     };
-    let counts: Vec<u32> = c.take(if h.has_lists != 0 { n } else { 0 })?;
+    let counts: Vec<u32> = c.take(if h.carried != 0 { n } else { 0 })?;
     let packed: Vec<u32> = c.take(h.list_entries as usize)?;
-    let lists = if h.has_lists != 0 {
-        Some(
+    let carried = match h.carried {
+        0 => Carried::Nothing,
+        1 => Carried::Lists(
             NeighbourLists::unpack(h.stride as usize, counts, &packed)
                 .ok_or("its neighbour lists do not fit together")?,
-        )
-    } else {
-        None
+        ),
+        2 => Carried::Grid {
+            cell_of: counts,
+            cell_start: packed,
+        },
+        k => return Err(format!("it carries an unknown kind of step state ({k})")),
     };
     let bodies = c
         .take::<[f64; 13]>(h.bodies as usize)?
@@ -223,7 +238,7 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
         wall_seconds: h.wall_seconds,
         tables: h.tables,
         particles,
-        lists,
+        carried,
         bodies,
         touching,
         peaks,
@@ -282,7 +297,7 @@ mod tests {
             wall_seconds: 12.5,
             tables: [100, 0, 2000],
             particles: p,
-            lists: Some(lists),
+            carried: Carried::Lists(lists),
             bodies: vec![BodyState {
                 x: DVec3::new(0.1, 0.2, 0.3),
                 q: DQuat::from_rotation_z(0.4),
@@ -319,11 +334,31 @@ mod tests {
             (back.scene_hash, back.steps, back.frame, back.tables),
             (c.scene_hash, c.steps, c.frame, c.tables)
         );
-        let (a, b) = (back.lists.unwrap(), c.lists.unwrap());
+        let (Carried::Lists(a), Carried::Lists(b)) = (back.carried, c.carried) else {
+            panic!("the lists came back as something else");
+        };
         assert!(b.max_count() > 0);
         assert_eq!(a.pack(), b.pack());
         // Encoding is deterministic: the same state gives the same bytes.
         assert_eq!(encode(&decode(&bytes).unwrap()), bytes);
+        // A device's grid round-trips too.
+        let grid = Checkpoint {
+            carried: Carried::Grid {
+                cell_of: (0..40).map(|i| i / 10).collect(),
+                cell_start: vec![0, 10, 20, 30, 40],
+            },
+            ..sample()
+        };
+        match decode(&encode(&grid)).unwrap().carried {
+            Carried::Grid {
+                cell_of,
+                cell_start,
+            } => {
+                assert_eq!(cell_of, (0..40).map(|i| i / 10).collect::<Vec<u32>>());
+                assert_eq!(cell_start, [0, 10, 20, 30, 40]);
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

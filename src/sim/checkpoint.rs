@@ -4,6 +4,7 @@
 //! [`changed_keys`]): the scene as run, except `time.frames`, which may grow.
 use super::Simulation;
 use crate::joints::ErrorPeaks;
+use crate::liquid::Carried;
 use crate::output::Checkpoint;
 use crate::output::manifest::FallbackEntry;
 use crate::scene::Scene;
@@ -72,7 +73,8 @@ fn diff(a: &Value, b: &Value, at: &str, out: &mut Vec<String>) {
 
 /// The checkpoint of `sim` after frame `frame`, with what the run's outputs add: the scene's
 /// hash, the wall-clock time so far, the tables' lengths and the fallbacks recorded. The
-/// particles are read from the host copy, so a device backend syncs first.
+/// particles are read from the host copy, so a device backend syncs first (its grid is
+/// downloaded here).
 pub fn capture(
     sim: &Simulation,
     frame: u32,
@@ -80,26 +82,27 @@ pub fn capture(
     wall_seconds: f64,
     tables: [u64; 3],
     fallbacks: Vec<FallbackEntry>,
-) -> Checkpoint {
-    Checkpoint {
+) -> Result<Checkpoint> {
+    Ok(Checkpoint {
         scene_hash,
         steps: sim.steps,
         frame,
         wall_seconds,
         tables,
         particles: sim.particles().clone(),
-        lists: sim.liquid.carried_lists().cloned(),
+        carried: sim.liquid.carried()?,
         bodies: sim.bodies.iter().map(|b| b.state).collect(),
         touching: sim.coupler.as_ref().map_or(Vec::new(), |c| c.touching()),
         peaks: sim.joint_peaks.peaks().to_vec(),
         fallbacks,
-    }
+    })
 }
 
 /// Put the state of checkpoint `c` into `sim`, set up afresh (on the CPU) from the scene the
 /// checkpoint was taken of; a checkpoint that does not fit the scene (particle or body
-/// counts) is an input error.
-pub fn restore(sim: &mut Simulation, c: Checkpoint) -> Result<()> {
+/// counts) is an input error. Returns what the liquid's next step reuses, for the backend
+/// the liquid then moves to ([`crate::liquid::Liquid::restore_carried`]).
+pub fn restore(sim: &mut Simulation, c: Checkpoint) -> Result<Carried> {
     let mismatch = |what: &str, saved: usize, now: usize| {
         Error::input(format!(
             "checkpoint.bin: it holds {saved} {what}, the scene sets up {now}; fix: start the run over with --overwrite"
@@ -119,9 +122,6 @@ pub fn restore(sim: &mut Simulation, c: Checkpoint) -> Result<()> {
         return Err(mismatch("joints", c.peaks.len(), sim.joints().len()));
     }
     *sim.liquid.particles_mut() = c.particles;
-    if let Some(lists) = c.lists {
-        sim.liquid.restore_lists(lists);
-    }
     for (b, s) in sim.bodies.iter_mut().zip(c.bodies) {
         b.state = s;
     }
@@ -131,7 +131,7 @@ pub fn restore(sim: &mut Simulation, c: Checkpoint) -> Result<()> {
     sim.joint_peaks = ErrorPeaks::from_peaks(c.peaks);
     sim.steps = c.steps;
     sim.time = c.steps as f64 * sim.dt;
-    Ok(())
+    Ok(c.carried)
 }
 
 #[cfg(test)]

@@ -125,9 +125,10 @@ impl Simulation {
                 sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
             }
         }
-        if let Some(c) = checkpoint {
-            checkpoint::restore(&mut sim, c)?;
-        }
+        let carried = match checkpoint {
+            Some(c) => checkpoint::restore(&mut sim, c)?,
+            None => Default::default(),
+        };
         if backend == Backend::Gpu {
             let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
                 Error::input("--backend gpu: no GPU adapter found; fix: use --backend cpu or auto")
@@ -136,6 +137,7 @@ impl Simulation {
             let params = sim.liquid.params().clone();
             sim.liquid = Box::new(GpuLiquid::new(ctx, params, particles)?);
         }
+        sim.liquid.restore_carried(carried)?;
         if !sim.body_boundary.is_empty() {
             let (b, bodies) = (&sim.body_boundary, &sim.bodies);
             sim.liquid.place_boundary(&mut |out| b.place(bodies, out))?;

@@ -224,7 +224,7 @@ pub fn run(
             m.wall_seconds,
             out.tables(),
             m.lcp_fallbacks.clone(),
-        );
+        )?;
         crate::output::checkpoint::write(&run_dir, &c)
     };
     if at.is_none() {
