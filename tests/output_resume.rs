@@ -182,6 +182,25 @@ fn sigint_writes_the_reason_and_how_to_resume() {
     assert_eq!(m["checkpoint_step"], m["steps"]);
 }
 
+#[test]
+fn sigterm_stops_with_143_and_a_checkpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut child = spawn(&run_args(&scene("chain"), &out, "100000"));
+    wait_for(&mut child, &out, 2);
+    // SAFETY: kill(2) with the pid of a child this test started and has not yet waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    assert_eq!(child.wait().unwrap().code(), Some(143));
+    let m = common::read_manifest(&out);
+    assert!(
+        m["stopped"]
+            .as_str()
+            .unwrap()
+            .starts_with("SIGTERM at step")
+    );
+    assert!(out.join("checkpoint.bin").exists());
+}
+
 fn frames_on_disk(out: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(out.join("fluid"))
         .unwrap()
