@@ -1,6 +1,7 @@
 //! Runs that survive: a run killed (`kill -9`) or stopped by SIGINT and then resumed with
 //! `--resume` writes the same bytes as an unbroken run; an output directory belongs to one run
 //! (a lock, and an earlier run's files refused unless `--resume` or `--overwrite`).
+#![cfg(unix)]
 mod common;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 /// The number of the first stop signal received (0: none yet).
 pub static STOP: AtomicI32 = AtomicI32::new(0);
 
+#[cfg(unix)]
 extern "C" fn on_signal(signal: libc::c_int) {
     if STOP.swap(signal, Ordering::SeqCst) != 0 {
         // SAFETY: _exit is async-signal-safe; the user asked twice.
@@ -14,12 +15,19 @@ extern "C" fn on_signal(signal: libc::c_int) {
     }
 }
 
-/// Route SIGINT and SIGTERM to [`STOP`] for the rest of the process; returns the flag.
+/// Route SIGINT and SIGTERM to [`STOP`] for the rest of the process; returns the flag
+/// (elsewhere than on Unix the signals keep their default action).
 pub fn install() -> &'static AtomicI32 {
+    #[cfg(unix)]
+    route();
+    &STOP
+}
+
+#[cfg(unix)]
+fn route() {
     let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
     for signal in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: the handler only touches an atomic and calls _exit, both async-signal-safe.
         unsafe { libc::signal(signal, handler) };
     }
-    &STOP
 }

@@ -27,6 +27,13 @@ pub enum Claim {
 }
 
 /// This machine's name, for the lock file.
+#[cfg(not(unix))]
+fn host_name() -> String {
+    std::env::var("COMPUTERNAME").unwrap_or_else(|_| "unknown host".to_string())
+}
+
+/// This machine's name, for the lock file.
+#[cfg(unix)]
 fn host_name() -> String {
     let mut buf = [0u8; 256];
     // SAFETY: gethostname writes at most `buf.len()` bytes into the buffer it is given.
