@@ -19,6 +19,15 @@ pub enum Error {
     /// The simulation or a solver failed while running.
     #[error("{0}")]
     Run(String),
+    /// A run stopped on request (a signal) after writing its checkpoint: not a failure, but
+    /// the run is not complete. `status` is the exit status (128 + the signal's number).
+    #[error("{message}")]
+    Stopped {
+        /// What stopped the run, and how to resume it.
+        message: String,
+        /// The exit status.
+        status: u8,
+    },
 }
 
 impl Error {
@@ -35,11 +44,14 @@ impl Error {
         }
     }
 
-    /// The process exit status for this error: 2 for bad input and I/O, 1 for run failures.
+    /// The process exit status for this error: 2 for bad input and I/O, 1 for run failures,
+    /// 128 + the signal's number for a run stopped by a signal (130 for SIGINT, 143 for
+    /// SIGTERM).
     pub fn exit_code(&self) -> u8 {
         match self {
             Error::Input(_) | Error::Io { .. } => 2,
             Error::Run(_) => 1,
+            Error::Stopped { status, .. } => *status,
         }
     }
 }

@@ -177,3 +177,70 @@ fn a_run_that_blows_up_keeps_its_frames() {
         common::read_fluid_ply(&out.join(f["fluid"].as_str().unwrap()));
     }
 }
+
+#[test]
+fn a_scene_step_past_the_cfl_bound_warns_and_strict_cfl_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("fast.toml");
+    let text = GOOD
+        .replace("frames = 1\n", "frames = 1\nsubsteps = 1\n")
+        .replace(
+            "spacing = 0.01\n",
+            "spacing = 0.01\nstiffness = 1e5\nvelocity = [0, -50, 0]\n",
+        );
+    std::fs::write(&scene, text).unwrap();
+    let out = dir.path().join("out");
+    let run = |strict: bool| {
+        let mut args = vec![
+            "run",
+            scene.to_str().unwrap(),
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if strict {
+            args.push("--strict-cfl");
+        }
+        common::sphrigid(&args)
+    };
+    let r = run(true);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("fast.toml:4: time.substeps:")
+            && err.contains("CFL number")
+            && err.contains("fix: use time.substeps = "),
+        "{err}"
+    );
+    assert!(!out.exists(), "a refused run writes nothing");
+    // The stable substeps it names are what the scene gets without its own step.
+    let stable: u32 = err
+        .split("fix: use time.substeps = ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("the fix names a number");
+    let auto = dir.path().join("auto.toml");
+    std::fs::write(
+        &auto,
+        std::fs::read_to_string(&scene)
+            .unwrap()
+            .replace("substeps = 1\n", ""),
+    )
+    .unwrap();
+    let c = common::sphrigid(&["check", auto.to_str().unwrap()]);
+    let summary = String::from_utf8_lossy(&c.stdout);
+    assert!(
+        summary.contains(&format!(", {stable} per frame")),
+        "{summary}"
+    );
+    let r = run(false);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{err}");
+    assert!(
+        err.contains("warning:") && err.contains("CFL number"),
+        "{err}"
+    );
+}

@@ -97,8 +97,15 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 /// Files left out of the table: the manifest (it names the program version and the scene path,
 /// and records the wall-clock time) and `run_metrics.csv` (added after the table was taken, by
 /// issue 17; its energies and leak depths are figures computed from the frames, not part of
-/// them, and `tests/sweep_jobs.rs` checks them against the simulation itself).
-const EXCLUDED: [&str; 2] = ["manifest.json", "run_metrics.csv"];
+/// them, and `tests/sweep_jobs.rs` checks them against the simulation itself), the checkpoint
+/// (issue 14: it records the wall-clock time; `tests/output_resume.rs` holds what it restores
+/// to the frames' bytes) and the directory's lock file (it names the process).
+const EXCLUDED: [&str; 4] = [
+    "manifest.json",
+    "run_metrics.csv",
+    "checkpoint.bin",
+    ".sphrigid.lock",
+];
 
 /// Every file under `dir`, relative to it, with '/' separators, except the [`EXCLUDED`] ones.
 fn files(dir: &Path, rel: &str, out: &mut BTreeMap<String, u64>) {

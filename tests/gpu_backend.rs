@@ -104,6 +104,46 @@ fn two_gpu_runs_write_identical_frames() {
 }
 
 #[test]
+fn a_resumed_gpu_run_writes_the_frames_of_an_unbroken_one() {
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let scene = dir.path().join("dam.toml");
+    std::fs::write(&scene, DAM).unwrap();
+    let run = |out: &std::path::Path, frames: &str, resume: bool| {
+        let mut args = vec![
+            "run",
+            scene.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--frames",
+            frames,
+            "--backend",
+            "gpu",
+            "--quiet",
+        ];
+        if resume {
+            args.push("--resume");
+        }
+        let r = common::sphrigid(&args);
+        assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    };
+    let (unbroken, resumed) = (dir.path().join("a"), dir.path().join("b"));
+    run(&unbroken, "3", false);
+    // Stopped after frame 1, then extended to 3 from the checkpoint, which holds the GPU's
+    // grid that the next step's viscosity walks.
+    run(&resumed, "1", false);
+    run(&resumed, "3", true);
+    for f in 1..=3 {
+        let name = format!("fluid/fluid_{f:05}.ply");
+        let a = std::fs::read(unbroken.join(&name)).unwrap();
+        let b = std::fs::read(resumed.join(&name)).unwrap();
+        assert!(a == b, "{name} differs after the resume");
+    }
+}
+
+#[test]
 fn gpu_memory_is_at_most_128_bytes_per_particle() {
     let Some(ctx) = gpu_common::context() else {
         return;

@@ -91,8 +91,8 @@ fn path_with_sphrigid() -> String {
     )
 }
 
-/// Every file under `dir` (relative path to bytes), except each run's manifest (it records
-/// the wall-clock time).
+/// Every file under `dir` (relative path to bytes), except each run's records: the manifest
+/// and the checkpoint (they record the wall-clock time) and the lock (the process id).
 fn files(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
     for e in std::fs::read_dir(dir).unwrap() {
         let p = e.unwrap().path();
@@ -100,7 +100,7 @@ fn files(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
         let r = format!("{rel}/{name}");
         if p.is_dir() {
             files(&p, &r, out);
-        } else if name != "manifest.json" {
+        } else if !["manifest.json", "checkpoint.bin", ".sphrigid.lock"].contains(&name.as_str()) {
             out.insert(r, std::fs::read(&p).unwrap());
         }
     }

@@ -1,5 +1,5 @@
 //! `sphrigid check`: validate a scene and summarise it without running it.
-use crate::sim::build;
+use crate::sim::{build, cfl};
 use crate::{Result, scene};
 use std::path::PathBuf;
 
@@ -59,6 +59,9 @@ pub fn run(args: CheckArgs) -> Result<()> {
         );
     } else {
         println!("  step               {dt:.3e} s, {substeps} per frame");
+    }
+    if let Some(excess) = cfl::check(&loaded, &liquid) {
+        eprintln!("warning: {}", excess.to_error(&loaded));
     }
     println!(
         "  steps in all       {}",

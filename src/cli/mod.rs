@@ -10,6 +10,7 @@ pub mod figure;
 pub mod inertia;
 pub mod lcp;
 pub mod run;
+pub mod signals;
 pub mod sweep;
 
 /// Liquid and rigid bodies, coupled exactly, written as PLY frame sequences.
@@ -69,6 +70,10 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e @ crate::Error::Stopped { .. }) => {
+            eprintln!("stopped: {e}");
+            ExitCode::from(e.exit_code())
+        }
         Err(e) => {
             eprintln!("error: {e}");
             ExitCode::from(e.exit_code())

@@ -1,7 +1,9 @@
 //! `sphrigid run`: simulate a scene and write its frames, with a progress bar.
 use crate::backend::Backend;
+use crate::output::Claim;
 use crate::sim::runner::{self, Progress, RunOptions};
-use crate::{Result, scene};
+use crate::sim::{build, cfl};
+use crate::{Error, Result, scene};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -27,22 +29,55 @@ pub struct RunArgs {
     /// stderr is not a terminal).
     #[arg(long)]
     pub quiet: bool,
+    /// Continue the run in --out from its last checkpoint (the same scene and --set values;
+    /// --frames may grow). Without a run there, start one.
+    #[arg(long, conflicts_with = "overwrite")]
+    pub resume: bool,
+    /// Remove the files of an earlier run in --out (frames, manifest, tables, checkpoint)
+    /// before running; without it such a directory is refused.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// Write a checkpoint after every N frames (0: only at the end and when stopped by a
+    /// signal).
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub checkpoint_every: u32,
+    /// Refuse (exit 2) a scene whose own time.substeps or time.dt exceed the CFL bound,
+    /// instead of warning.
+    #[arg(long)]
+    pub strict_cfl: bool,
 }
 
 /// Run `sphrigid run`.
 pub fn run(args: RunArgs) -> Result<()> {
     let loaded = scene::load(&args.scene, &args.set)?;
     let (backend, why) = Backend::choose(&args.backend)?;
+    if let Some(excess) = cfl::check(&loaded, &build::liquid(&loaded.scene)) {
+        let e = excess.to_error(&loaded);
+        if args.strict_cfl {
+            return Err(e);
+        }
+        eprintln!("warning: {e} (--strict-cfl makes this an error)");
+    }
     let out = loaded.output_dir(args.out.as_deref());
     eprintln!(
         "{}: {why}; writing to {}",
         args.scene.display(),
         out.display()
     );
+    let claim = if args.resume {
+        Claim::Resume
+    } else if args.overwrite {
+        Claim::Overwrite
+    } else {
+        Claim::Refuse
+    };
     let opts = RunOptions {
         out,
         frames: args.frames,
         backend,
+        claim,
+        checkpoint_every: args.checkpoint_every,
+        stop: Some(super::signals::install()),
     };
     // A log file gets the log lines that --quiet gives, not a bar it cannot draw.
     let quiet = args.quiet || !std::io::stderr().is_terminal();
@@ -89,6 +124,28 @@ pub fn run(args: RunArgs) -> Result<()> {
     );
     bar.finish_and_clear();
     let s = summary?;
+    if let Some(frame) = s.resumed_from {
+        eprintln!("resumed from the checkpoint at frame {frame}");
+    }
+    if let Some(signal) = s.stopped {
+        return Err(Error::Stopped {
+            message: format!(
+                "{}: frames 0..{} and a checkpoint are written in {}; resume with: sphrigid run {} --out {} --resume{}{}",
+                runner::signal_name(signal),
+                s.last.frame,
+                s.out.display(),
+                args.scene.display(),
+                s.out.display(),
+                args.frames
+                    .map_or(String::new(), |n| format!(" --frames {n}")),
+                args.set
+                    .iter()
+                    .map(|kv| format!(" --set {kv}"))
+                    .collect::<String>()
+            ),
+            status: (128 + signal).clamp(0, 255) as u8,
+        });
+    }
     if s.removed_inside_bodies > 0 {
         eprintln!(
             "removed {} liquid particles that started inside bodies",

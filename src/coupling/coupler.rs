@@ -99,6 +99,19 @@ impl Coupler {
         }
     }
 
+    /// The (body, liquid id) pairs of the last step's liquid contacts, sorted: what the next
+    /// step carries over (for a checkpoint).
+    pub fn touching(&self) -> Vec<[u32; 2]> {
+        let mut pairs: Vec<[u32; 2]> = self.touching.iter().map(|&(b, id)| [b, id]).collect();
+        pairs.sort_unstable();
+        pairs
+    }
+
+    /// Put back the pairs that [`Coupler::touching`] gave.
+    pub fn set_touching(&mut self, pairs: &[[u32; 2]]) {
+        self.touching = pairs.iter().map(|&[b, id]| (b, id)).collect();
+    }
+
     /// Body/body contacts, except between bodies that a joint links.
     fn unlinked_contacts(&self, bodies: &[RigidBody]) -> Vec<BodyContact> {
         let mut solid = body_body_contacts(bodies, &self.index);

@@ -6,7 +6,7 @@ use super::GpuLiquidSolver;
 use super::contacts::Contact;
 use super::context::{self, GpuContext};
 use crate::Result;
-use crate::liquid::backend::{BodyParticle, BodyReach, DeviceReport, Liquid, NearBody};
+use crate::liquid::backend::{BodyParticle, BodyReach, Carried, DeviceReport, Liquid, NearBody};
 use crate::liquid::boundary::BoundaryParticles;
 use crate::liquid::{CpuLiquid, LiquidParams, Particles};
 use crate::timing::{PhaseTimes, Timing};
@@ -20,6 +20,8 @@ pub struct GpuLiquid {
     /// The host side: the particles as of the last download (the state before the first
     /// step), and a CPU solver for frame 0's kernel sums and the body boundary particles.
     host: CpuLiquid,
+    /// A grid from a checkpoint, to put up with the particles before the first step.
+    pending_grid: Option<(Vec<u32>, Vec<u32>)>,
 }
 
 impl GpuLiquid {
@@ -29,6 +31,7 @@ impl GpuLiquid {
         Ok(GpuLiquid {
             solver,
             host: CpuLiquid::new(params, particles),
+            pending_grid: None,
         })
     }
 }
@@ -68,8 +71,35 @@ impl Liquid for GpuLiquid {
     fn step(&mut self, dt: f32, timing: Timing, times: &mut PhaseTimes) -> Result<()> {
         if !self.solver.is_uploaded() {
             self.solver.upload(&self.host.particles)?;
+            if let Some((cell_of, cell_start)) = self.pending_grid.take() {
+                self.solver.upload_grid(&cell_of, &cell_start)?;
+            }
         }
         self.solver.step(dt, timing, times)
+    }
+
+    /// The grid of the last step, downloaded (nothing before the first step, which builds
+    /// its own).
+    fn carried(&self) -> Result<Carried> {
+        Ok(match self.solver.download_grid_state()? {
+            Some((cell_of, cell_start)) => Carried::Grid {
+                cell_of,
+                cell_start,
+            },
+            None => Carried::Nothing,
+        })
+    }
+
+    /// A grid goes up with the particles, before the first step.
+    fn restore_carried(&mut self, carried: Carried) -> Result<()> {
+        if let Carried::Grid {
+            cell_of,
+            cell_start,
+        } = carried
+        {
+            self.pending_grid = Some((cell_of, cell_start));
+        }
+        Ok(())
     }
 
     /// The GPU pairs the particles with the bodies' surface particles and sends down only the

@@ -31,6 +31,19 @@ impl GpuLiquidSolver {
         ))
     }
 
+    /// The grid of the last build, for a checkpoint: each slot's cell (in the order of the
+    /// particles that [`GpuLiquidSolver::download`] gives) and each cell's first slot; `None`
+    /// before the first build.
+    pub fn download_grid_state(&self) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
+        if !self.has_grid || self.n == 0 {
+            return Ok(None);
+        }
+        let b = &self.bufs;
+        let cell_of = buffers::read(&self.ctx, &b.cell_of, self.n as usize)?;
+        let cell_start = buffers::read(&self.ctx, &b.cell_start, self.ncells as usize + 1)?;
+        Ok(Some((cell_of, cell_start)))
+    }
+
     /// Copy the particles back, in grid order, with their kernel sums; fails when a position
     /// became non-finite, or (without a container) left the grid.
     pub fn download(&self) -> Result<Particles> {

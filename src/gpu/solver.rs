@@ -289,6 +289,28 @@ impl GpuLiquidSolver {
         Ok(())
     }
 
+    /// Put up a grid that [`GpuLiquidSolver::download_grid_state`] gave, for the particles just
+    /// uploaded in the order it gave them: the next step's viscosity walks it instead of a
+    /// grid rebuilt from the current positions, as an unbroken run does.
+    pub fn upload_grid(&mut self, cell_of: &[u32], cell_start: &[u32]) -> Result<()> {
+        if cell_of.len() != self.n as usize || cell_start.len() != self.ncells as usize + 1 {
+            return Err(Error::input(format!(
+                "checkpoint.bin: its GPU grid has {} particles and {} cells, the scene {} and {}; fix: start the run over with --overwrite",
+                cell_of.len(),
+                cell_start.len().saturating_sub(1),
+                self.n,
+                self.ncells
+            )));
+        }
+        if self.n > 0 {
+            let q = &self.ctx.queue;
+            q.write_buffer(&self.bufs.cell_of, 0, bytemuck::cast_slice(cell_of));
+            q.write_buffer(&self.bufs.cell_start, 0, bytemuck::cast_slice(cell_start));
+            self.has_grid = true;
+        }
+        Ok(())
+    }
+
     /// Upload this step's body boundary particles (world positions and weights, in the CPU's
     /// order); the next density pass bins them first. Buffers are allocated on the first
     /// upload of any, so a scene without bodies has none.

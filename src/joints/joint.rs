@@ -100,6 +100,16 @@ impl ErrorPeaks {
         }
     }
 
+    /// The peaks so far (one per joint observed), kept (for a checkpoint).
+    pub fn peaks(&self) -> &[JointError] {
+        &self.peaks
+    }
+
+    /// Peaks as [`ErrorPeaks::peaks`] gave them (from a checkpoint).
+    pub fn from_peaks(peaks: Vec<JointError>) -> ErrorPeaks {
+        ErrorPeaks { peaks }
+    }
+
     /// The peaks so far (one per joint observed), and start over.
     pub fn take(&mut self) -> Vec<JointError> {
         std::mem::take(&mut self.peaks)

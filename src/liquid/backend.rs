@@ -5,6 +5,7 @@
 //! the search for liquid particles near the bodies, and the coupling's impulses and
 //! push-outs. Nothing here knows a backend; backends import this module, not the reverse.
 use super::boundary::BoundaryParticles;
+use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use crate::Result;
@@ -48,6 +49,24 @@ pub struct NearBody {
     pub vel: Vec3A,
     /// The particle's phase (liquid block).
     pub phase: u32,
+}
+
+/// What a liquid backend carries from one step to the next besides the particles.
+#[derive(Debug, Clone, Default)]
+pub enum Carried {
+    /// Nothing: the next step builds what it needs.
+    #[default]
+    Nothing,
+    /// The CPU's neighbour lists of the last step's relaxation, which viscosity reuses.
+    Lists(NeighbourLists),
+    /// A device's grid of the last step: each slot's cell and each cell's first slot (one
+    /// more than the cells), which viscosity walks.
+    Grid {
+        /// The cell of each slot.
+        cell_of: Vec<u32>,
+        /// The first slot of each cell, and the particle count last.
+        cell_start: Vec<u32>,
+    },
 }
 
 /// What a backend on a device reports about itself (for `sphrigid bench`).
@@ -107,6 +126,20 @@ pub trait Liquid: std::fmt::Debug + Send {
 
     /// Move the particles by `dx` (slot, m; each slot at most once).
     fn push_out(&mut self, dx: &[(u32, Vec3A)]) -> Result<()>;
+
+    /// What the next step's viscosity reuses from the last step besides the particles (the
+    /// CPU's neighbour lists, a device's grid): a checkpoint saves it so that a resumed run
+    /// steps exactly as an unbroken one.
+    fn carried(&self) -> Result<Carried> {
+        Ok(Carried::Nothing)
+    }
+
+    /// Put back what [`Liquid::carried`] gave, for the particles as they were then (after
+    /// they are uploaded, on a device); what another backend carried is ignored, and the
+    /// first step rebuilds it.
+    fn restore_carried(&mut self, _carried: Carried) -> Result<()> {
+        Ok(())
+    }
 
     /// Wait until the work submitted so far has finished (nothing to wait for on the CPU).
     fn wait(&self) -> Result<()> {

@@ -1,6 +1,6 @@
 //! The CPU backend of the [`Liquid`] interface: the rayon solver ([`LiquidSolver`]) with the
 //! particles it steps, which live on the host.
-use super::backend::{BodyReach, Liquid, NearBody};
+use super::backend::{BodyReach, Carried, Liquid, NearBody};
 use super::boundary::BoundaryParticles;
 use super::params::LiquidParams;
 use super::particles::Particles;
@@ -91,6 +91,17 @@ impl Liquid for CpuLiquid {
                     .collect::<Vec<_>>()
             })
             .collect())
+    }
+
+    fn carried(&self) -> Result<Carried> {
+        Ok(Carried::Lists(self.solver.lists.clone()))
+    }
+
+    fn restore_carried(&mut self, carried: Carried) -> Result<()> {
+        if let Carried::Lists(lists) = carried {
+            self.solver.lists = lists;
+        }
+        Ok(())
     }
 
     fn apply_impulses(&mut self, dv: &[(u32, Vec3A)], dt: f32) -> Result<()> {

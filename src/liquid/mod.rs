@@ -13,7 +13,7 @@ pub mod step;
 pub mod viscosity;
 pub mod walls;
 
-pub use backend::{BodyParticle, BodyReach, DeviceReport, Liquid, NearBody};
+pub use backend::{BodyParticle, BodyReach, Carried, DeviceReport, Liquid, NearBody};
 pub use cpu::CpuLiquid;
 pub use params::LiquidParams;
 pub use particles::{LatticeBlock, Particles};

@@ -35,6 +35,30 @@ impl NeighbourLists {
         self.count.iter().copied().max().unwrap_or(0) as usize
     }
 
+    /// The lists packed for a checkpoint: the stride reserved, each slot's count, and the
+    /// neighbours of one slot after another.
+    pub fn pack(&self) -> (usize, Vec<u32>, Vec<u32>) {
+        let packed = (0..self.len()).flat_map(|i| self.of(i).iter().copied());
+        (self.stride, self.count.clone(), packed.collect())
+    }
+
+    /// The lists that [`NeighbourLists::pack`] gave these parts of; `None` when the parts do
+    /// not fit together (a count above the stride, or not as many neighbours as counted).
+    pub fn unpack(stride: usize, count: Vec<u32>, packed: &[u32]) -> Option<NeighbourLists> {
+        let total: usize = count.iter().map(|&c| c as usize).sum();
+        if total != packed.len() || count.iter().any(|&c| c as usize > stride) {
+            return None;
+        }
+        let mut idx = vec![0u32; count.len() * stride];
+        let mut at = 0;
+        for (i, &c) in count.iter().enumerate() {
+            let c = c as usize;
+            idx[i * stride..i * stride + c].copy_from_slice(&packed[at..at + c]);
+            at += c;
+        }
+        Some(NeighbourLists { stride, count, idx })
+    }
+
     /// Gather, for every slot, the other slots closer than `h`, in the grid's fixed order.
     pub fn build(&mut self, pos: &[Vec3A], grid: &Grid, h: f32) {
         let n = pos.len();

@@ -1,8 +1,88 @@
-//! The one reader of the run's CSV tables (`rigid_states.csv`, `joint_errors.csv`): a header
-//! line that must match, then rows of exactly as many comma-separated fields.
+//! The run's CSV tables (`rigid_states.csv`, `joint_errors.csv`, `run_metrics.csv`): the one
+//! reader (a header line that must match, then rows of exactly as many comma-separated fields)
+//! and the one writer, [`AppendTable`], which appends each frame's rows in one write.
 use super::run_dir::not_a_run;
 use crate::{Error, Result};
-use std::path::Path;
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// A CSV table that grows by whole frames: each frame's rows go out in one `write` of a
+/// complete buffer, so a reader never sees a torn row, and nothing already written is
+/// rewritten (a run of F frames writes O(F) bytes, not O(F^2)).
+#[derive(Debug)]
+pub struct AppendTable {
+    path: PathBuf,
+    file: Option<File>,
+    header: String,
+    len: u64,
+}
+
+impl AppendTable {
+    /// A table at `path` that starts with `header` (the file is created, replacing any older
+    /// one, with the first frame's rows).
+    pub fn new(path: PathBuf, header: &str) -> AppendTable {
+        AppendTable {
+            path,
+            file: None,
+            header: format!("{header}\n"),
+            len: 0,
+        }
+    }
+
+    /// The table at `path` as a checkpoint left it: cut back to its first `len` bytes (the
+    /// rows of the frames before the checkpoint), then appended to.
+    pub fn resume(path: PathBuf, header: &str, len: u64) -> Result<AppendTable> {
+        let mut t = AppendTable::new(path, header);
+        if len == 0 {
+            return Ok(t);
+        }
+        let file = OpenOptions::new()
+            .append(true)
+            .open(&t.path)
+            .map_err(|e| Error::io(&t.path, e))?;
+        let on_disk = file.metadata().map_err(|e| Error::io(&t.path, e))?.len();
+        if on_disk < len {
+            return Err(Error::input(format!(
+                "{}: {on_disk} bytes, shorter than the {len} the checkpoint recorded; fix: start over with --overwrite",
+                t.path.display()
+            )));
+        }
+        file.set_len(len).map_err(|e| Error::io(&t.path, e))?;
+        t.file = Some(file);
+        t.len = len;
+        Ok(t)
+    }
+
+    /// Bytes written so far (what a checkpoint records).
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether nothing has been written yet.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Append one frame's `rows` (whole lines, each ending in a newline) in one write, after
+    /// the header when the file is new.
+    pub fn append(&mut self, rows: &str) -> Result<()> {
+        let path = &self.path;
+        let buf = if self.file.is_none() {
+            let f = File::create(path).map_err(|e| Error::io(path, e))?;
+            self.file = Some(f);
+            format!("{}{rows}", self.header)
+        } else {
+            rows.to_string()
+        };
+        let f = self.file.as_mut().expect("opened above");
+        f.write_all(buf.as_bytes())
+            .and_then(|()| f.flush())
+            .map_err(|e| Error::io(path, e))?;
+        self.len += buf.len() as u64;
+        Ok(())
+    }
+}
 
 /// Parse `text`: the first line must be `header`; every further line must have as many fields
 /// as the header and be accepted by `row`, else the error names the line.
@@ -46,6 +126,32 @@ pub fn read<T>(path: &Path, header: &str, row: impl Fn(&[&str]) -> Option<T>) ->
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_append_whole_frames_and_resume_cut_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("t.csv");
+        let mut t = AppendTable::new(path.clone(), "a,b");
+        t.append("0,1\n0,2\n").unwrap();
+        let after_first = t.len();
+        assert_eq!(after_first, "a,b\n0,1\n0,2\n".len() as u64);
+        t.append("1,3\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "a,b\n0,1\n0,2\n1,3\n"
+        );
+        drop(t);
+        let mut r = AppendTable::resume(path.clone(), "a,b", after_first).unwrap();
+        r.append("1,4\n").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "a,b\n0,1\n0,2\n1,4\n"
+        );
+        let e = AppendTable::resume(path, "a,b", 1000)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("shorter than the 1000"), "{e}");
+    }
 
     #[test]
     fn rows_need_the_header_and_its_width() {

@@ -1,12 +1,11 @@
 //! `OUT/joint_errors.csv`: one row per joint and frame with its constraint error at the frame
-//! and the largest error over the steps since the previous frame, rewritten atomically after
-//! every frame like `rigid_states.csv`; written by [`JointErrorWriter`], read back by [`read`].
+//! and the largest error over the steps since the previous frame, appended frame by frame like
+//! `rigid_states.csv`; written by [`JointErrorWriter`], read back by [`read`].
+use super::csv::{self, AppendTable};
 use super::run_dir::RunDir;
-use super::{csv, write_atomic};
 use crate::Result;
 use crate::joints::{ErrorPeaks, Joint, JointError, Pose};
 use crate::rigid::RigidBody;
-use std::path::PathBuf;
 
 /// The header line (without newline).
 pub const HEADER: &str =
@@ -75,21 +74,36 @@ fn parse_row(c: &[&str]) -> Option<ErrorRow> {
 /// Keeps `joint_errors.csv` current.
 #[derive(Debug)]
 pub struct JointErrorWriter {
-    path: PathBuf,
-    csv: String,
+    table: AppendTable,
 }
 
 impl JointErrorWriter {
     /// A writer for the run's `joint_errors.csv` (written with the first frame).
     pub fn new(run: &RunDir) -> JointErrorWriter {
         JointErrorWriter {
-            path: run.joint_errors(),
-            csv: format!("{HEADER}\n"),
+            table: AppendTable::new(run.joint_errors(), HEADER),
         }
     }
 
-    /// Add every joint's row for frame `index` (peaks from `peaks`, which starts over) and
-    /// rewrite the file.
+    /// The writer of a resumed run: the file cut back to the `len` bytes a checkpoint recorded.
+    pub fn resume(run: &RunDir, len: u64) -> Result<JointErrorWriter> {
+        Ok(JointErrorWriter {
+            table: AppendTable::resume(run.joint_errors(), HEADER, len)?,
+        })
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> u64 {
+        self.table.len()
+    }
+
+    /// Whether nothing has been written yet.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Append every joint's row for frame `index` (peaks from `peaks`, which starts over) in
+    /// one write.
     pub fn write_frame(
         &mut self,
         joints: &[Joint],
@@ -100,13 +114,14 @@ impl JointErrorWriter {
     ) -> Result<()> {
         let peak = peaks.take();
         let poses = Pose::of_all(bodies);
+        let mut rows = String::new();
         for (k, j) in joints.iter().enumerate() {
             let now = j.error(&poses);
             let p = peak.get(k).copied().unwrap_or(now);
-            self.csv.push_str(&row(index, time, j, now, p));
-            self.csv.push('\n');
+            rows.push_str(&row(index, time, j, now, p));
+            rows.push('\n');
         }
-        write_atomic(&self.path, self.csv.as_bytes())
+        self.table.append(&rows)
     }
 }
 

@@ -22,7 +22,7 @@ pub struct FrameEntry {
 }
 
 /// A step whose contact LCP fell back to penalty.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FallbackEntry {
     /// The step, numbered from 1.
     pub step: u64,
@@ -60,6 +60,8 @@ pub struct Manifest {
     pub scene_file: String,
     /// The scene as run (after `--set` and defaults).
     pub scene: serde_json::Value,
+    /// CRC-32 of the scene as run without `time.frames` (hex): a resumed run must match it.
+    pub scene_hash: String,
     /// Units.
     pub units: Units,
     /// The up axis of every position in the run: always `"y"` (gravity points along -y).
@@ -87,6 +89,12 @@ pub struct Manifest {
     pub substeps: u32,
     /// Whether the run finished every frame it was asked for.
     pub complete: bool,
+    /// Why an incomplete run stopped, when it was stopped on purpose (a signal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
+    /// The step of the last checkpoint (`checkpoint.bin`), which `--resume` continues from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_step: Option<u64>,
     /// Steps taken so far.
     pub steps: u64,
     /// Wall-clock seconds since the first step, as of the last frame written.
@@ -114,6 +122,20 @@ impl Manifest {
         let json = serde_json::to_vec_pretty(self).expect("the manifest serialises");
         write_atomic(&run.manifest(), &json)
     }
+}
+
+/// The scene echo and its hash of the manifest in `run`, as an earlier run wrote them (for a
+/// resumed run to compare with); `None` when there is no readable manifest.
+pub fn read_scene(run: &RunDir) -> Option<(serde_json::Value, Option<String>)> {
+    #[derive(Deserialize)]
+    struct SceneIn {
+        scene: serde_json::Value,
+        #[serde(default)]
+        scene_hash: Option<String>,
+    }
+    let text = std::fs::read_to_string(run.manifest()).ok()?;
+    let m: SceneIn = serde_json::from_str(&text).ok()?;
+    Some((m.scene, m.scene_hash))
 }
 
 /// One frame listed in the manifest, its paths made absolute.

@@ -1,13 +1,17 @@
 //! The run directory: every file a run writes, each kind in its own module that writes it and
-//! reads it back. [`RunDir`] knows where each file lies; everything is written atomically
-//! (temporary file and rename, [`write`]). Sits below the simulation (sim/runner.rs drives the
-//! writers; figure/ and the commands read runs through the readers) and above the physics
-//! data it serialises (liquid, rigid, joints, lcp); nothing in the physics imports it.
+//! reads it back. [`RunDir`] knows where each file lies; frames, the manifest and the
+//! checkpoint are written atomically (temporary file and rename, [`write`]), the tables are
+//! appended a frame at a time, and [`lock`] keeps the directory to one run. Sits below the
+//! simulation (sim/runner.rs drives the writers; figure/ and the commands read runs through
+//! the readers) and above the physics data it serialises (liquid, rigid, joints, lcp);
+//! nothing in the physics imports it.
+pub mod checkpoint;
 pub mod csv;
 pub mod export;
 pub mod failed_lcp;
 pub mod fluid_frames;
 pub mod joint_errors;
+pub mod lock;
 pub mod manifest;
 pub mod ply;
 pub mod rigid_frames;
@@ -19,11 +23,13 @@ pub mod usd;
 pub mod vtk;
 pub mod write;
 
+pub use checkpoint::Checkpoint;
 pub use fluid_frames::FrameWriter;
 pub use joint_errors::JointErrorWriter;
+pub use lock::{Claim, RunLock};
 pub use manifest::{FallbackEntry, FrameEntry, Manifest};
 pub use rigid_frames::RigidFrameWriter;
 pub use rigid_states::StatesWriter;
 pub use run_dir::RunDir;
 pub use run_metrics::{MetricsRow, MetricsWriter};
-pub use write::{create_dir, write_atomic};
+pub use write::{create_dir, write_atomic, write_durable};

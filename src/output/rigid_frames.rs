@@ -61,16 +61,24 @@ impl RigidFrameWriter {
         index: u32,
         time: f64,
     ) -> Result<BTreeMap<String, serde_json::Value>> {
-        let mut files = serde_json::Map::new();
         for b in bodies {
             let name = RunDir::body_frame_name(&b.name, index);
             write_atomic(&self.run.join(&name), &encode_posed_mesh(b, index, time))?;
-            files.insert(b.name.clone(), serde_json::Value::String(name));
         }
-        let mut extra = BTreeMap::new();
-        extra.insert("rigid".to_string(), serde_json::Value::Object(files));
-        Ok(extra)
+        Ok(manifest_entries(bodies, index))
     }
+}
+
+/// The manifest entries of the bodies' files of frame `index` (`"rigid": {body: file}`).
+pub fn manifest_entries(bodies: &[RigidBody], index: u32) -> BTreeMap<String, serde_json::Value> {
+    let files = bodies
+        .iter()
+        .map(|b| {
+            let name = RunDir::body_frame_name(&b.name, index);
+            (b.name.clone(), serde_json::Value::String(name))
+        })
+        .collect();
+    BTreeMap::from([("rigid".to_string(), serde_json::Value::Object(files))])
 }
 
 /// A body's posed surface in one frame, as read back.

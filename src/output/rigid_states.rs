@@ -1,11 +1,10 @@
-//! `OUT/rigid_states.csv`: one row per body and frame with its pose and velocities, rewritten
-//! atomically after every frame; written by [`StatesWriter`], read back by [`read`].
+//! `OUT/rigid_states.csv`: one row per body and frame with its pose and velocities, appended
+//! frame by frame; written by [`StatesWriter`], read back by [`read`].
+use super::csv::{self, AppendTable};
 use super::run_dir::RunDir;
-use super::{csv, write_atomic};
 use crate::Result;
 use crate::rigid::RigidBody;
 use glam::{DQuat, DVec3};
-use std::path::PathBuf;
 
 /// The header line (without newline).
 pub const HEADER: &str = "frame,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
@@ -100,29 +99,45 @@ fn parse_row(cols: &[&str]) -> Option<StateRow> {
     })
 }
 
-/// Keeps `rigid_states.csv` current: every frame adds its bodies' rows and rewrites the file.
+/// Keeps `rigid_states.csv` current: every frame appends its bodies' rows in one write.
 #[derive(Debug)]
 pub struct StatesWriter {
-    path: PathBuf,
-    csv: String,
+    table: AppendTable,
 }
 
 impl StatesWriter {
     /// A writer for the run's `rigid_states.csv` (written with the first frame).
     pub fn new(run: &RunDir) -> StatesWriter {
         StatesWriter {
-            path: run.rigid_states(),
-            csv: format!("{HEADER}\n"),
+            table: AppendTable::new(run.rigid_states(), HEADER),
         }
     }
 
-    /// Add every body's row for frame `index` and rewrite the file.
+    /// The writer of a resumed run: the file cut back to the `len` bytes a checkpoint recorded.
+    pub fn resume(run: &RunDir, len: u64) -> Result<StatesWriter> {
+        Ok(StatesWriter {
+            table: AppendTable::resume(run.rigid_states(), HEADER, len)?,
+        })
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> u64 {
+        self.table.len()
+    }
+
+    /// Whether nothing has been written yet.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Append every body's row for frame `index`.
     pub fn write_frame(&mut self, bodies: &[RigidBody], index: u32, time: f64) -> Result<()> {
+        let mut rows = String::new();
         for b in bodies {
-            self.csv.push_str(&row(index, time, b));
-            self.csv.push('\n');
+            rows.push_str(&row(index, time, b));
+            rows.push('\n');
         }
-        write_atomic(&self.path, self.csv.as_bytes())
+        self.table.append(&rows)
     }
 }
 

@@ -10,6 +10,8 @@
 //! | `joint_errors.csv` | [`super::joint_errors`] |
 //! | `failed_lcp_<step>.json` | [`super::failed_lcp`] |
 //! | `run_metrics.csv` | [`super::run_metrics`] |
+//! | `checkpoint.bin` | [`super::checkpoint`] |
+//! | `.sphrigid.lock` | [`super::lock`] |
 //! | `vtk/` (`sphrigid export --to vtk`) | [`super::vtk`] |
 //! | `run.usda` (`sphrigid export --to usd`) | [`super::usd`] |
 use crate::{Error, Result};
@@ -27,6 +29,10 @@ pub const RIGID_STATES: &str = "rigid_states.csv";
 pub const JOINT_ERRORS: &str = "joint_errors.csv";
 /// The per-frame energy and leak table.
 pub const RUN_METRICS: &str = "run_metrics.csv";
+/// The checkpoint a run resumes from.
+pub const CHECKPOINT: &str = "checkpoint.bin";
+/// The lock file of the run that owns the directory.
+pub const LOCK: &str = ".sphrigid.lock";
 /// The default folder of the VTK export.
 pub const VTK_DIR: &str = "vtk";
 /// The fluid's time series in a VTK export folder.
@@ -116,6 +122,97 @@ impl RunDir {
         self.dir.join(RUN_METRICS)
     }
 
+    /// `OUT/checkpoint.bin`.
+    pub fn checkpoint(&self) -> PathBuf {
+        self.dir.join(CHECKPOINT)
+    }
+
+    /// `OUT/.sphrigid.lock`.
+    pub fn lock(&self) -> PathBuf {
+        self.dir.join(LOCK)
+    }
+
+    /// The files of a run that lie in the directory now: manifest, tables, checkpoint, failed
+    /// contact problems, fluid and body frames (the names above, nothing else), the temporary
+    /// files a killed run left, and the exports made from them. The lock file is not among
+    /// them.
+    pub fn own_files(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = [MANIFEST, RIGID_STATES, JOINT_ERRORS, RUN_METRICS]
+            .into_iter()
+            .chain([CHECKPOINT, USD_STAGE])
+            .map(|f| self.dir.join(f))
+            .filter(|p| p.is_file())
+            .collect();
+        let frame = |stem: &str, ext: &str, name: &str| {
+            name.strip_suffix(ext)
+                .and_then(|n| n.rsplit_once('_'))
+                .is_some_and(|(s, d)| {
+                    (stem.is_empty() || s == stem)
+                        && !s.is_empty()
+                        && d.len() == 5
+                        && d.bytes().all(|b| b.is_ascii_digit())
+                })
+        };
+        let failed = |name: &str| {
+            name.strip_prefix("failed_lcp_")
+                .and_then(|n| n.strip_suffix(".json"))
+                .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+        };
+        let vtk = self.vtk_dir();
+        let folders: [(PathBuf, &NamePredicate); 6] = [
+            (self.dir.clone(), &|n| failed(n) || is_temp(n)),
+            (self.fluid_dir(), &|n| {
+                frame("fluid", ".ply", n) || is_temp(n)
+            }),
+            (self.rigid_dir(), &|n| frame("", ".ply", n) || is_temp(n)),
+            (vtk.clone(), &|n| n.ends_with(".pvd")),
+            (vtk.join(FLUID_DIR), &|n| frame("fluid", ".vtu", n)),
+            (vtk.join(RIGID_DIR), &|n| frame("", ".vtu", n)),
+        ];
+        for (dir, own) in folders {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            let mut names: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.file_name().and_then(|n| n.to_str()).is_some_and(own))
+                .collect();
+            names.sort();
+            out.extend(names);
+        }
+        out
+    }
+
+    /// The frames after `frame` and the failed contact problems after step `step` that lie in
+    /// the directory, and the temporary files of a killed run: what a run resumed at that
+    /// frame and step has not written yet.
+    pub fn written_after(&self, frame: u32, step: u64) -> Vec<PathBuf> {
+        let index = |p: &Path| -> Option<u64> {
+            let name = p.file_name()?.to_str()?;
+            let stem = name
+                .strip_suffix(".ply")
+                .or_else(|| name.strip_suffix(".json"))?;
+            stem.rsplit_once('_')?.1.parse().ok()
+        };
+        self.own_files()
+            .into_iter()
+            .filter(|p| {
+                let parent = p.parent().unwrap_or(&self.dir);
+                if p.file_name().and_then(|n| n.to_str()).is_some_and(is_temp) {
+                    return true;
+                }
+                let limit = if parent == self.fluid_dir() || parent == self.rigid_dir() {
+                    u64::from(frame)
+                } else if parent == self.dir && p.extension().is_some_and(|e| e == "json") {
+                    step
+                } else {
+                    return false;
+                };
+                index(p).is_some_and(|i| i > limit)
+            })
+            .collect()
+    }
+
     /// `OUT/vtk/`, where `sphrigid export --to vtk` writes by default.
     pub fn vtk_dir(&self) -> PathBuf {
         self.dir.join(VTK_DIR)
@@ -152,6 +249,17 @@ impl RunDir {
     }
 }
 
+/// A test on a file's name.
+type NamePredicate<'a> = dyn Fn(&str) -> bool + 'a;
+
+/// Whether `name` is a temporary file of [`super::write_atomic`] (`.NAME.PID.tmp`).
+fn is_temp(name: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_suffix(".tmp"))
+        .and_then(|n| n.rsplit_once('.'))
+        .is_some_and(|(f, pid)| !f.is_empty() && pid.bytes().all(|b| b.is_ascii_digit()))
+}
+
 /// The input error for a path that is not (part of) a finished run, saying `what` is wrong.
 pub fn not_a_run(path: &Path, what: &str) -> Error {
     Error::input(format!(
@@ -177,5 +285,65 @@ mod tests {
         assert_eq!(run.rigid_states(), Path::new("out/rigid_states.csv"));
         assert_eq!(run.joint_errors(), Path::new("out/joint_errors.csv"));
         assert_eq!(run.run_metrics(), Path::new("out/run_metrics.csv"));
+        assert_eq!(run.checkpoint(), Path::new("out/checkpoint.bin"));
+    }
+
+    #[test]
+    fn own_files_are_the_run_files_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path());
+        for d in ["fluid", "rigid", "vtk/fluid", "notes"] {
+            std::fs::create_dir_all(tmp.path().join(d)).unwrap();
+        }
+        let ours = [
+            "manifest.json",
+            "checkpoint.bin",
+            "failed_lcp_42.json",
+            "fluid/fluid_00003.ply",
+            "fluid/.fluid_00004.ply.1234.tmp",
+            "rigid/lid_00012.ply",
+            "vtk/fluid.pvd",
+            "vtk/fluid/fluid_00001.vtu",
+        ];
+        let theirs = [
+            "notes.txt",
+            "failed_lcp_x.json",
+            "fluid/fluid_3.ply",
+            "fluid/render.ply",
+            "rigid/_00001.ply",
+            "notes/fluid_00001.ply",
+            ".sphrigid.lock",
+        ];
+        for f in ours.iter().chain(&theirs) {
+            std::fs::write(tmp.path().join(f), b"x").unwrap();
+        }
+        let mut got: Vec<String> = run
+            .own_files()
+            .iter()
+            .map(|p| p.strip_prefix(tmp.path()).unwrap().display().to_string())
+            .collect();
+        got.sort();
+        let mut want: Vec<String> = ours.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(got, want);
+        std::fs::write(run.fluid_frame(2), b"x").unwrap();
+        let after = |f, s| -> Vec<String> {
+            run.written_after(f, s)
+                .iter()
+                .map(|p| p.strip_prefix(tmp.path()).unwrap().display().to_string())
+                .collect()
+        };
+        assert_eq!(
+            after(2, 42),
+            [
+                "fluid/.fluid_00004.ply.1234.tmp",
+                "fluid/fluid_00003.ply",
+                "rigid/lid_00012.ply"
+            ]
+        );
+        assert_eq!(
+            after(12, 41),
+            ["failed_lcp_42.json", "fluid/.fluid_00004.ply.1234.tmp"]
+        );
     }
 }

@@ -1,13 +1,12 @@
-//! `OUT/run_metrics.csv`: per-frame figures of a run's health, one row per frame, rewritten
-//! atomically after every frame; written by [`MetricsWriter`], read back by [`read`].
+//! `OUT/run_metrics.csv`: per-frame figures of a run's health, one row per frame, appended
+//! frame by frame; written by [`MetricsWriter`], read back by [`read`].
 //!
 //! Columns: `frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle`: the
 //! mechanical energy (J; potential `-m g.x`, zero at the origin), and the deepest liquid
 //! particle centre inside a body (m; 0 with empty body and particle when none lies inside).
+use super::csv::{self, AppendTable};
 use super::run_dir::RunDir;
-use super::{csv, write_atomic};
 use crate::Result;
-use std::path::PathBuf;
 
 /// The header line (without newline).
 pub const HEADER: &str = "frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle";
@@ -91,27 +90,40 @@ pub fn largest_energy_rise(rows: &[MetricsRow]) -> Option<f64> {
     )
 }
 
-/// Keeps `run_metrics.csv` current: every frame adds its row and rewrites the file.
+/// Keeps `run_metrics.csv` current: every frame appends its row in one write.
 #[derive(Debug)]
 pub struct MetricsWriter {
-    path: PathBuf,
-    csv: String,
+    table: AppendTable,
 }
 
 impl MetricsWriter {
     /// A writer for the run's `run_metrics.csv` (written with the first frame).
     pub fn new(run: &RunDir) -> MetricsWriter {
         MetricsWriter {
-            path: run.run_metrics(),
-            csv: format!("{HEADER}\n"),
+            table: AppendTable::new(run.run_metrics(), HEADER),
         }
     }
 
-    /// Add the row of a frame and rewrite the file.
+    /// The writer of a resumed run: the file cut back to the `len` bytes a checkpoint recorded.
+    pub fn resume(run: &RunDir, len: u64) -> Result<MetricsWriter> {
+        Ok(MetricsWriter {
+            table: AppendTable::resume(run.run_metrics(), HEADER, len)?,
+        })
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> u64 {
+        self.table.len()
+    }
+
+    /// Whether nothing has been written yet.
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    /// Append the row of a frame.
     pub fn write_frame(&mut self, row: &MetricsRow) -> Result<()> {
-        self.csv.push_str(&row.to_line());
-        self.csv.push('\n');
-        write_atomic(&self.path, self.csv.as_bytes())
+        self.table.append(&format!("{}\n", row.to_line()))
     }
 }
 

@@ -123,7 +123,14 @@ impl SweepSpec {
         if let Some(b) = &self.backend {
             args.extend(["--backend".to_string(), b.clone()]);
         }
-        args.extend(["--quiet".to_string(), "--out".to_string(), run.out.clone()]);
+        // --resume: a job run again (a Slurm task resubmitted after a kill or a time limit)
+        // continues its run from the checkpoint, and one already finished ends at once.
+        args.extend(
+            ["--quiet", "--resume", "--out"]
+                .map(String::from)
+                .into_iter()
+                .chain([run.out.clone()]),
+        );
         args
     }
 
@@ -322,7 +329,7 @@ mod tests {
         assert_eq!(
             s.job_line(&s.runs[0]),
             "sphrigid run '/s/my scene.toml' --set liquid.0.viscosity.sigma=0.5 \
-             --set 'gravity=[0, -9.81, 0]' --frames 3 --backend cpu --quiet \
+             --set 'gravity=[0, -9.81, 0]' --frames 3 --backend cpu --quiet --resume \
              --out runs/sigma-0.5_gravity-0-9.81-0"
         );
         assert_eq!(shell_quote("it's"), r"'it'\''s'");

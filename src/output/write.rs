@@ -29,6 +29,28 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// Write `bytes` to `path` like [`write_atomic`], and durably: the temporary file is flushed
+/// to disk (`fsync`) before the rename, and the directory after it, so that a crash or a
+/// power cut leaves either the old file or the whole new one.
+pub fn write_durable(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temp_path(path);
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        std::fs::rename(&tmp, path)?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::File::open(dir)?.sync_all()?;
+        }
+        Ok(())
+    })();
+    result.map_err(|e: std::io::Error| {
+        let _ = std::fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}
+
 /// Create `dir` and its parents, with an error that says how to fix an unwritable location.
 pub fn create_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| {

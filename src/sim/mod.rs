@@ -1,6 +1,9 @@
 //! A simulation: the scene's particles and solvers advanced frame by frame.
 pub mod build;
+pub mod cfl;
+pub mod checkpoint;
 pub mod energy;
+pub mod outputs;
 pub mod runner;
 
 use crate::backend::Backend;
@@ -10,6 +13,7 @@ use crate::gpu::GpuLiquid;
 use crate::gpu::context::{AdapterKind, GpuContext};
 use crate::joints::{ErrorPeaks, Joint};
 use crate::liquid::{CpuLiquid, Liquid, Particles};
+use crate::output::Checkpoint;
 use crate::rigid::RigidBody;
 use crate::scene::{LoadedScene, Scene};
 use crate::timing::{Phase, PhaseTimes, Timing};
@@ -93,6 +97,16 @@ impl Simulation {
     /// text, names the scene and the line in messages. Liquid that starts inside a body is
     /// removed (counted in `removed_inside_bodies`).
     pub fn setup(loaded: &LoadedScene, backend: Backend) -> Result<Simulation> {
+        Simulation::setup_from(loaded, backend, None)
+    }
+
+    /// Set up a loaded scene like [`Simulation::setup`], then, given a checkpoint of a run of
+    /// the same scene, continue from its state (before the particles go up to a device).
+    pub fn setup_from(
+        loaded: &LoadedScene,
+        backend: Backend,
+        checkpoint: Option<Checkpoint>,
+    ) -> Result<Simulation> {
         let scene = &loaded.scene;
         let liquid = build::liquid(scene);
         let spacing = liquid.spacing;
@@ -111,6 +125,10 @@ impl Simulation {
                 sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
             }
         }
+        let carried = match checkpoint {
+            Some(c) => checkpoint::restore(&mut sim, c)?,
+            None => Default::default(),
+        };
         if backend == Backend::Gpu {
             let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
                 Error::input("--backend gpu: no GPU adapter found; fix: use --backend cpu or auto")
@@ -119,6 +137,7 @@ impl Simulation {
             let params = sim.liquid.params().clone();
             sim.liquid = Box::new(GpuLiquid::new(ctx, params, particles)?);
         }
+        sim.liquid.restore_carried(carried)?;
         if !sim.body_boundary.is_empty() {
             let (b, bodies) = (&sim.body_boundary, &sim.bodies);
             sim.liquid.place_boundary(&mut |out| b.place(bodies, out))?;

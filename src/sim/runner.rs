@@ -1,14 +1,16 @@
-//! Running a scene to the end: set up, step, write every frame, report progress.
+//! Running a scene to the end: set up (or take up a checkpoint), step, write every frame and
+//! checkpoint, report progress, and stop cleanly when asked (a signal) at the end of a step.
 use super::Simulation;
+use super::checkpoint::{self, changed_keys, scene_hash};
+use super::outputs::RunOutputs;
 use crate::backend::Backend;
-use crate::coupling::leak::LeakCheck;
 use crate::output::{
-    FallbackEntry, FrameWriter, JointErrorWriter, Manifest, MetricsRow, MetricsWriter,
-    RigidFrameWriter, RunDir, StatesWriter, failed_lcp,
+    Checkpoint, Claim, FallbackEntry, FrameWriter, Manifest, RunDir, failed_lcp, lock,
 };
 use crate::scene::LoadedScene;
 use crate::{Error, Result};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicI32, Ordering};
 use std::time::{Duration, Instant};
 
 /// What `sphrigid run` was asked to do beyond the scene itself.
@@ -20,6 +22,14 @@ pub struct RunOptions {
     pub frames: Option<u32>,
     /// The backend chosen.
     pub backend: Backend,
+    /// What to do with an earlier run's files in `out`: refuse them, resume that run from its
+    /// checkpoint, or remove them first.
+    pub claim: Claim,
+    /// Write a checkpoint after every this many frames (0: only when stopped by a signal);
+    /// the last frame always gets one.
+    pub checkpoint_every: u32,
+    /// A signal's number, set asynchronously, asks the run to stop at the end of its step.
+    pub stop: Option<&'static AtomicI32>,
 }
 
 /// Where a run stands, reported after every frame.
@@ -35,18 +45,21 @@ pub struct Progress {
     pub particles: usize,
     /// Steps taken.
     pub steps: u64,
-    /// Wall-clock time since the first step.
+    /// Steps taken before this process took the run up (from a checkpoint; 0 for a new run).
+    pub resumed_steps: u64,
+    /// Wall-clock time since this process took its first step.
     pub elapsed: Duration,
 }
 
 impl Progress {
-    /// Particle-steps per wall-clock second so far.
+    /// Particle-steps per wall-clock second so far (of this process).
     pub fn particle_steps_per_s(&self) -> f64 {
-        self.particles as f64 * self.steps as f64 / self.elapsed.as_secs_f64().max(1e-9)
+        let steps = self.steps - self.resumed_steps;
+        self.particles as f64 * steps as f64 / self.elapsed.as_secs_f64().max(1e-9)
     }
 }
 
-/// The outcome of a finished run.
+/// The outcome of a run that ended without an error.
 #[derive(Debug, Clone)]
 pub struct RunSummary {
     /// The last progress report.
@@ -55,6 +68,20 @@ pub struct RunSummary {
     pub out: PathBuf,
     /// Liquid particles removed at setup because they started inside a body.
     pub removed_inside_bodies: usize,
+    /// The frame of the checkpoint the run took up, when it resumed one.
+    pub resumed_from: Option<u32>,
+    /// The signal that stopped the run before its last frame (its checkpoint and manifest are
+    /// written), if one did.
+    pub stopped: Option<i32>,
+}
+
+/// The name of a stop signal.
+pub fn signal_name(signal: i32) -> String {
+    match signal {
+        2 => "SIGINT".into(),
+        15 => "SIGTERM".into(),
+        n => format!("signal {n}"),
+    }
 }
 
 /// The manifest of a run of `frames` frames before its first frame. Its scene echo is the
@@ -73,6 +100,7 @@ pub fn initial_manifest(
         version: env!("CARGO_PKG_VERSION"),
         scene_file: loaded.file.display().to_string(),
         scene: serde_json::to_value(&scene).expect("a scene serialises"),
+        scene_hash: format!("{:08x}", scene_hash(&scene)),
         units: Manifest::si_units(),
         up_axis: "y",
         frame_start: 0,
@@ -86,6 +114,8 @@ pub fn initial_manifest(
         dt: sim.dt,
         substeps: sim.substeps,
         complete: false,
+        stopped: None,
+        checkpoint_step: None,
         steps: 0,
         wall_seconds: 0.0,
         lcp_fallbacks: Vec::new(),
@@ -121,8 +151,44 @@ fn record_fallbacks(
     Ok(())
 }
 
+/// The checkpoint a resumed run takes up from `run`, checked against the scene and the
+/// frames asked for; `None` for a directory without a run in it.
+fn take_up(run: &RunDir, loaded: &LoadedScene, frames: u32) -> Result<Option<Checkpoint>> {
+    let Some(c) = crate::output::checkpoint::read(run)? else {
+        if run.own_files().is_empty() {
+            return Ok(None);
+        }
+        return Err(Error::input(format!(
+            "{}: --resume: the earlier run left no checkpoint; fix: start over with --overwrite",
+            run.path().display()
+        )));
+    };
+    let hash = scene_hash(&loaded.scene);
+    if c.scene_hash != hash {
+        let changed = crate::output::manifest::read_scene(run)
+            .map(|(old, _)| changed_keys(&old, &loaded.scene))
+            .filter(|k| !k.is_empty())
+            .map_or("the scene".to_string(), |k| k.join(", "));
+        return Err(Error::input(format!(
+            "{}: --resume: the scene differs from the checkpoint's in {changed} (scene hash {hash:08x}, checkpoint {:08x}); fix: run the same scene and --set values (only --frames may grow), or start over with --overwrite",
+            loaded.file.display(),
+            c.scene_hash
+        )));
+    }
+    if frames < c.frame {
+        return Err(Error::input(format!(
+            "--frames {frames}: the checkpoint in {} is at frame {}; fix: give --frames {} or more, or start over with --overwrite",
+            run.path().display(),
+            c.frame,
+            c.frame
+        )));
+    }
+    Ok(Some(c))
+}
+
 /// Run a loaded scene, calling `progress` after every frame written and `log` with every
-/// notice (a step that fell back to penalty).
+/// notice (a step that fell back to penalty). The output directory is locked for the run;
+/// `opts.claim` says what to do with an earlier run's files there.
 pub fn run(
     loaded: &LoadedScene,
     opts: &RunOptions,
@@ -131,69 +197,80 @@ pub fn run(
 ) -> Result<RunSummary> {
     let scene = &loaded.scene;
     let frames = opts.frames.unwrap_or(scene.time.frames);
-    let mut sim = Simulation::setup(loaded, opts.backend)?;
-    sim.liquid.update_densities()?;
     let run_dir = RunDir::new(&opts.out);
-    let mut writer = FrameWriter::new(
-        &run_dir,
-        initial_manifest(loaded, &sim, opts.backend, frames),
-    )?;
-    let mut rigid = if sim.bodies.is_empty() {
-        None
-    } else {
-        Some((
-            RigidFrameWriter::new(&run_dir)?,
-            StatesWriter::new(&run_dir),
-        ))
+    let _lock = lock::lock(&run_dir)?;
+    lock::claim(&run_dir, opts.claim)?;
+    let resumed = match opts.claim {
+        Claim::Resume => take_up(&run_dir, loaded, frames)?,
+        _ => None,
     };
-    let mut joint_errors = (!sim.joints().is_empty()).then(|| JointErrorWriter::new(&run_dir));
-    // The health figures of every frame (energy, leaks), for `collect` and for plots: one pass
-    // over the particles each, once a frame.
-    let leak_check = LeakCheck::new(&sim.bodies);
-    let mut metrics = MetricsWriter::new(&run_dir);
-    let mut write = |writer: &mut FrameWriter, sim: &mut Simulation, frame: u32, time: f64| {
-        let energy = sim.energy();
-        let leak = leak_check.deepest(sim.particles(), &sim.bodies);
-        metrics.write_frame(&MetricsRow {
+    let hash = scene_hash(scene);
+    let at = resumed.as_ref().map(|c| (c.frame, c.steps, c.wall_seconds));
+    let mut sim = Simulation::setup_from(loaded, opts.backend, resumed.clone())?;
+    let manifest = initial_manifest(loaded, &sim, opts.backend, frames);
+    let mut out = RunOutputs::open(&run_dir, &sim, manifest, scene.time.fps, resumed.as_ref())?;
+    drop(resumed);
+    let (first_frame, resumed_steps, wall_before) = at.unwrap_or((0, 0, 0.0));
+    let checkpoint_due = |frame: u32| {
+        frame == frames
+            || (opts.checkpoint_every > 0 && frame.is_multiple_of(opts.checkpoint_every))
+    };
+    let save = |sim: &Simulation, out: &RunOutputs, frame: u32| -> Result<()> {
+        let m = &out.writer.manifest;
+        let c = checkpoint::capture(
+            sim,
             frame,
-            time,
-            kinetic: energy.kinetic,
-            potential: energy.potential,
-            leak_depth: leak.map_or(0.0, |l| l.depth),
-            leak: leak.map(|l| (sim.bodies[l.body].name.clone(), l.id)),
-        })?;
-        let extra = match rigid.as_mut() {
-            Some((meshes, states)) => {
-                let extra = meshes.write_frame(&sim.bodies, frame, time)?;
-                states.write_frame(&sim.bodies, frame, time)?;
-                extra
-            }
-            None => Default::default(),
-        };
-        if let Some(j) = joint_errors.as_mut() {
-            let joints = sim.coupler.as_ref().map_or(&[][..], |c| &c.joints);
-            j.write_frame(joints, &sim.bodies, &mut sim.joint_peaks, frame, time)?;
-        }
-        writer.write_frame_with(sim.particles(), sim.liquid.params(), frame, time, extra)
+            hash,
+            m.wall_seconds,
+            out.tables(),
+            m.lcp_fallbacks.clone(),
+        )?;
+        crate::output::checkpoint::write(&run_dir, &c)
     };
-    write(&mut writer, &mut sim, 0, 0.0)?;
+    if at.is_none() {
+        sim.liquid.update_densities()?;
+        if checkpoint_due(0) {
+            out.writer.manifest.checkpoint_step = Some(0);
+        }
+        out.write_frame(&mut sim, 0, 0.0)?;
+        if checkpoint_due(0) {
+            save(&sim, &out, 0)?;
+        }
+    }
     let start = Instant::now();
     let mut last = Progress {
-        frame: 0,
+        frame: first_frame,
         frames,
-        time: 0.0,
+        time: first_frame as f64 / scene.time.fps,
         particles: sim.particles().len(),
-        steps: 0,
+        steps: sim.steps,
+        resumed_steps,
         elapsed: Duration::ZERO,
     };
     progress(&last);
-    for frame in 1..=frames {
-        let result = sim.advance_frame().and_then(|_| sim.sync_particles());
-        record_fallbacks(&mut sim, &mut writer, log)?;
-        writer.manifest.steps = sim.steps;
-        writer.manifest.wall_seconds = start.elapsed().as_secs_f64();
+    let substeps = u64::from(sim.substeps);
+    for frame in first_frame + 1..=frames {
+        let mut stop = None;
+        let mut result = Ok(());
+        while sim.steps < u64::from(frame) * substeps {
+            result = sim.step();
+            if result.is_err() {
+                break;
+            }
+            stop = opts
+                .stop
+                .map(|s| s.load(Ordering::SeqCst))
+                .filter(|&s| s != 0);
+            if stop.is_some() {
+                break;
+            }
+        }
+        let result = result.and_then(|_| sim.sync_particles());
+        record_fallbacks(&mut sim, &mut out.writer, log)?;
+        out.writer.manifest.steps = sim.steps;
+        out.writer.manifest.wall_seconds = wall_before + start.elapsed().as_secs_f64();
         if let Err(e) = result {
-            writer.finish(false)?;
+            out.writer.finish(false)?;
             let mut replay = String::new();
             if let Some(failure) = sim.failed_lcp.take() {
                 let path = failed_lcp::write(&run_dir, sim.steps + 1, failure.problem)?;
@@ -210,25 +287,58 @@ pub fn run(
                 opts.out.display()
             )));
         }
-        let time = frame as f64 / scene.time.fps;
-        let t0 = Instant::now();
-        write(&mut writer, &mut sim, frame, time)?;
-        sim.times.add(crate::timing::Phase::Output, t0.elapsed());
-        last = Progress {
-            frame,
-            frames,
-            time,
-            particles: sim.particles().len(),
-            steps: sim.steps,
-            elapsed: start.elapsed(),
-        };
-        progress(&last);
+        let whole = sim.steps == u64::from(frame) * substeps;
+        if whole {
+            let time = frame as f64 / scene.time.fps;
+            let due = checkpoint_due(frame) || stop.is_some();
+            if due {
+                out.writer.manifest.checkpoint_step = Some(sim.steps);
+            }
+            let t0 = Instant::now();
+            out.write_frame(&mut sim, frame, time)?;
+            if due {
+                save(&sim, &out, frame)?;
+            }
+            sim.times.add(crate::timing::Phase::Output, t0.elapsed());
+            last = Progress {
+                frame,
+                frames,
+                time,
+                particles: sim.particles().len(),
+                steps: sim.steps,
+                resumed_steps,
+                elapsed: start.elapsed(),
+            };
+            progress(&last);
+        }
+        if let Some(signal) = stop.filter(|_| !whole || frame < frames) {
+            let written = if whole { frame } else { frame - 1 };
+            if !whole {
+                save(&sim, &out, written)?;
+                out.writer.manifest.checkpoint_step = Some(sim.steps);
+            }
+            out.writer.manifest.stopped = Some(format!(
+                "{} at step {} (frame {written} written)",
+                signal_name(signal),
+                sim.steps
+            ));
+            out.writer.finish(false)?;
+            return Ok(RunSummary {
+                last,
+                out: opts.out.clone(),
+                removed_inside_bodies: sim.removed_inside_bodies,
+                resumed_from: at.map(|a| a.0),
+                stopped: Some(signal),
+            });
+        }
     }
-    writer.manifest.wall_seconds = start.elapsed().as_secs_f64();
-    writer.finish(true)?;
+    out.writer.manifest.wall_seconds = wall_before + start.elapsed().as_secs_f64();
+    out.writer.finish(true)?;
     Ok(RunSummary {
         last,
         out: opts.out.clone(),
         removed_inside_bodies: sim.removed_inside_bodies,
+        resumed_from: at.map(|a| a.0),
+        stopped: None,
     })
 }

@@ -1,0 +1,384 @@
+//! `OUT/checkpoint.bin`: everything the next step of a run depends on, so that `--resume`
+//! continues it exactly. A fixed little-endian header (magic, version, counts, a CRC-32 of
+//! the rest) and then the arrays as raw bytes (bytemuck): the liquid particles in slot order,
+//! what the next viscosity pass reuses (the CPU's neighbour lists or the GPU's grid), the
+//! bodies' states, the liquid
+//! contacts of the last step, the joints' error peaks since the last frame, and the manifest's
+//! record of penalty fallbacks. Written through a temporary file, `fsync` and a rename
+//! ([`write_durable`]), so the file on disk is always a whole checkpoint.
+use super::manifest::FallbackEntry;
+use super::run_dir::RunDir;
+use super::write_durable;
+use crate::joints::JointError;
+use crate::liquid::neighbours::NeighbourLists;
+use crate::liquid::{Carried, Particles};
+use crate::rigid::BodyState;
+use crate::{Error, Result};
+use bytemuck::{Pod, Zeroable};
+use glam::{DQuat, DVec3, Vec3A};
+
+/// The first bytes of every checkpoint.
+pub const MAGIC: [u8; 8] = *b"SPHRCKPT";
+/// The layout version this build writes and reads.
+pub const VERSION: u32 = 1;
+
+/// Everything a run carries from one step to the next, at a step boundary.
+#[derive(Debug, Clone)]
+pub struct Checkpoint {
+    /// CRC-32 of the scene as run, without `time.frames` (see the manifest's `scene_hash`).
+    pub scene_hash: u32,
+    /// Steps taken.
+    pub steps: u64,
+    /// The last frame written.
+    pub frame: u32,
+    /// Wall-clock seconds of the run so far.
+    pub wall_seconds: f64,
+    /// Bytes of `rigid_states.csv`, `joint_errors.csv` and `run_metrics.csv` as of `frame`.
+    pub tables: [u64; 3],
+    /// The liquid particles, in slot order.
+    pub particles: Particles,
+    /// What the next step reuses besides the particles (the CPU's neighbour lists, the GPU's
+    /// grid), for those slots.
+    pub carried: Carried,
+    /// The bodies' states, in body order.
+    pub bodies: Vec<crate::rigid::BodyState>,
+    /// (body, liquid id) of the last step's liquid contacts.
+    pub touching: Vec<[u32; 2]>,
+    /// The joints' largest errors over the steps since the last frame.
+    pub peaks: Vec<JointError>,
+    /// The steps whose contact LCP fell back to penalty so far (the manifest's list).
+    pub fallbacks: Vec<FallbackEntry>,
+}
+
+/// The fixed part at the start of the file.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct Header {
+    magic: [u8; 8],
+    version: u32,
+    scene_hash: u32,
+    steps: u64,
+    wall_seconds: f64,
+    tables: [u64; 3],
+    frame: u32,
+    particles: u32,
+    bodies: u32,
+    touching: u32,
+    peaks: u32,
+    stride: u32,
+    list_entries: u64,
+    fallbacks_len: u64,
+    payload_crc: u32,
+    /// 0: nothing carried; 1: neighbour lists; 2: a grid.
+    carried: u32,
+}
+
+fn v3(v: &[Vec3A]) -> Vec<[f32; 3]> {
+    v.iter().map(|x| x.to_array()).collect()
+}
+
+fn body_row(s: &BodyState) -> [f64; 13] {
+    let (x, q, p, l) = (s.x, s.q, s.p, s.l);
+    [
+        x.x, x.y, x.z, q.x, q.y, q.z, q.w, p.x, p.y, p.z, l.x, l.y, l.z,
+    ]
+}
+
+/// The file's bytes.
+pub fn encode(c: &Checkpoint) -> Vec<u8> {
+    let p = &c.particles;
+    // Per slot, then a second array: list counts and neighbours, or cells and cell starts.
+    let (kind, stride, counts, packed) = match &c.carried {
+        Carried::Nothing => (0, 0, Vec::new(), Vec::new()),
+        Carried::Lists(lists) => {
+            let (stride, counts, packed) = lists.pack();
+            (1, stride, counts, packed)
+        }
+        Carried::Grid {
+            cell_of,
+            cell_start,
+        } => (2, 0, cell_of.clone(), cell_start.clone()),
+    };
+    let fallbacks = serde_json::to_vec(&c.fallbacks).expect("fallback entries serialise");
+    let bodies: Vec<[f64; 13]> = c.bodies.iter().map(body_row).collect();
+    let peaks: Vec<[f64; 3]> = c
+        .peaks
+        .iter()
+        .map(|e| [e.separation, e.misalignment, e.angle])
+        .collect();
+    let mut payload = Vec::new();
+    for part in [
+        bytemuck::cast_slice::<[f32; 3], u8>(&v3(&p.pos)),
+        bytemuck::cast_slice(&v3(&p.prev)),
+        bytemuck::cast_slice(&v3(&p.vel)),
+        bytemuck::cast_slice(&p.id),
+        bytemuck::cast_slice(&p.phase),
+        bytemuck::cast_slice(&p.rho),
+        bytemuck::cast_slice(&counts),
+        bytemuck::cast_slice(&packed),
+        bytemuck::cast_slice(&bodies),
+        bytemuck::cast_slice(&c.touching),
+        bytemuck::cast_slice(&peaks),
+        &fallbacks,
+    ] {
+        payload.extend_from_slice(part);
+    }
+    let header = Header {
+        magic: MAGIC,
+        version: VERSION,
+        scene_hash: c.scene_hash,
+        steps: c.steps,
+        wall_seconds: c.wall_seconds,
+        tables: c.tables,
+        frame: c.frame,
+        particles: p.len() as u32,
+        bodies: c.bodies.len() as u32,
+        touching: c.touching.len() as u32,
+        peaks: c.peaks.len() as u32,
+        stride: stride as u32,
+        list_entries: packed.len() as u64,
+        fallbacks_len: fallbacks.len() as u64,
+        payload_crc: crc32fast::hash(&payload),
+        carried: kind,
+    };
+    let mut out = bytemuck::bytes_of(&header).to_vec();
+    out.extend_from_slice(&payload);
+    out
+}
+
+/// Reads the payload's arrays one after another, each checked against what is left.
+struct Cursor<'a> {
+    bytes: &'a [u8],
+}
+
+impl Cursor<'_> {
+    fn take<T: Pod>(&mut self, n: usize) -> std::result::Result<Vec<T>, String> {
+        let len = n
+            .checked_mul(size_of::<T>())
+            .filter(|&l| l <= self.bytes.len())
+            .ok_or("it ends early")?;
+        let (head, rest) = self.bytes.split_at(len);
+        self.bytes = rest;
+        Ok(bytemuck::pod_collect_to_vec(head))
+    }
+}
+
+/// Parse a checkpoint's bytes; what is wrong with them, in words.
+pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
+    let hl = size_of::<Header>();
+    if bytes.len() < hl || bytes[..8] != MAGIC {
+        return Err("not a sphrigid checkpoint".into());
+    }
+    let h: Header = bytemuck::pod_read_unaligned(&bytes[..hl]);
+    if h.version != VERSION {
+        return Err(format!(
+            "checkpoint version {} (this build reads version {VERSION})",
+            h.version
+        ));
+    }
+    let payload = &bytes[hl..];
+    if crc32fast::hash(payload) != h.payload_crc {
+        return Err("its checksum does not match (a damaged file)".into());
+    }
+    let mut c = Cursor { bytes: payload };
+    let n = h.particles as usize;
+    let vecs = |v: Vec<[f32; 3]>| v.into_iter().map(Vec3A::from_array).collect();
+    let particles = Particles {
+        pos: vecs(c.take(n)?),
+        prev: vecs(c.take(n)?),
+        vel: vecs(c.take(n)?),
+        id: c.take(n)?,
+        phase: c.take(n)?,
+        rho: c.take(n)?,
+    };
+    let counts: Vec<u32> = c.take(if h.carried != 0 { n } else { 0 })?;
+    let packed: Vec<u32> = c.take(h.list_entries as usize)?;
+    let carried = match h.carried {
+        0 => Carried::Nothing,
+        1 => Carried::Lists(
+            NeighbourLists::unpack(h.stride as usize, counts, &packed)
+                .ok_or("its neighbour lists do not fit together")?,
+        ),
+        2 => Carried::Grid {
+            cell_of: counts,
+            cell_start: packed,
+        },
+        k => return Err(format!("it carries an unknown kind of step state ({k})")),
+    };
+    let bodies = c
+        .take::<[f64; 13]>(h.bodies as usize)?
+        .into_iter()
+        .map(|r| BodyState {
+            x: DVec3::new(r[0], r[1], r[2]),
+            q: DQuat::from_xyzw(r[3], r[4], r[5], r[6]),
+            p: DVec3::new(r[7], r[8], r[9]),
+            l: DVec3::new(r[10], r[11], r[12]),
+        })
+        .collect();
+    let touching = c.take::<[u32; 2]>(h.touching as usize)?;
+    let peaks = c
+        .take::<[f64; 3]>(h.peaks as usize)?
+        .into_iter()
+        .map(|[separation, misalignment, angle]| JointError {
+            separation,
+            misalignment,
+            angle,
+        })
+        .collect();
+    let fallbacks: Vec<u8> = c.take(h.fallbacks_len as usize)?;
+    let fallbacks = serde_json::from_slice(&fallbacks)
+        .map_err(|e| format!("its fallback list does not parse ({e})"))?;
+    if !c.bytes.is_empty() {
+        return Err("it has bytes past its end".into());
+    }
+    Ok(Checkpoint {
+        scene_hash: h.scene_hash,
+        steps: h.steps,
+        frame: h.frame,
+        wall_seconds: h.wall_seconds,
+        tables: h.tables,
+        particles,
+        carried,
+        bodies,
+        touching,
+        peaks,
+        fallbacks,
+    })
+}
+
+/// Write the checkpoint into the run directory, durably: nothing of it is visible before all
+/// of it is on disk.
+pub fn write(run: &RunDir, c: &Checkpoint) -> Result<()> {
+    write_durable(&run.checkpoint(), &encode(c))
+}
+
+/// The run's checkpoint, `None` when there is none; a file that is not a whole checkpoint of
+/// this version is an input error naming it.
+pub fn read(run: &RunDir) -> Result<Option<Checkpoint>> {
+    let path = run.checkpoint();
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    decode(&bytes).map(Some).map_err(|what| {
+        Error::input(format!(
+            "{}: {what}; fix: start the run over with --overwrite",
+            path.display()
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::liquid::grid::Grid;
+
+    fn sample() -> Checkpoint {
+        let mut p = Particles::default();
+        for i in 0..40u32 {
+            let x = Vec3A::new(
+                0.01 * (i % 4) as f32,
+                0.01 * (i / 4 % 5) as f32,
+                0.003 * i as f32,
+            );
+            p.push(x, Vec3A::new(0.5, -1.0, i as f32), i % 2);
+            p.rho[i as usize] = 1.0 + i as f32 * 0.125;
+        }
+        p.prev[3] = Vec3A::new(-1.0, 2.0, 3.0);
+        let mut grid = Grid::new(0.02);
+        grid.build(&mut p).unwrap();
+        let mut lists = NeighbourLists::default();
+        lists.build(&p.pos, &grid, 0.02);
+        Checkpoint {
+            scene_hash: 0xdead_beef,
+            steps: 1234,
+            frame: 41,
+            wall_seconds: 12.5,
+            tables: [100, 0, 2000],
+            particles: p,
+            carried: Carried::Lists(lists),
+            bodies: vec![BodyState {
+                x: DVec3::new(0.1, 0.2, 0.3),
+                q: DQuat::from_rotation_z(0.4),
+                p: DVec3::new(1.0, 2.0, 3.0),
+                l: DVec3::new(-1e-9, 0.0, 7.0),
+            }],
+            touching: vec![[0, 3], [0, 17]],
+            peaks: vec![JointError {
+                separation: 1e-6,
+                misalignment: 2e-4,
+                angle: 0.5,
+            }],
+            fallbacks: vec![FallbackEntry {
+                step: 17,
+                time: 0.25,
+                rows: 9,
+                outcome: "ray".into(),
+                problem: "failed_lcp_17.json".into(),
+            }],
+        }
+    }
+
+    #[test]
+    fn checkpoints_round_trip_exactly() {
+        let c = sample();
+        let bytes = encode(&c);
+        let back = decode(&bytes).unwrap();
+        assert_eq!(back.particles, c.particles);
+        assert_eq!(back.bodies, c.bodies);
+        assert_eq!(back.touching, c.touching);
+        assert_eq!(back.peaks, c.peaks);
+        assert_eq!(back.fallbacks, c.fallbacks);
+        assert_eq!(
+            (back.scene_hash, back.steps, back.frame, back.tables),
+            (c.scene_hash, c.steps, c.frame, c.tables)
+        );
+        let (Carried::Lists(a), Carried::Lists(b)) = (back.carried, c.carried) else {
+            panic!("the lists came back as something else");
+        };
+        assert!(b.max_count() > 0);
+        assert_eq!(a.pack(), b.pack());
+        // Encoding is deterministic: the same state gives the same bytes.
+        assert_eq!(encode(&decode(&bytes).unwrap()), bytes);
+        // A device's grid round-trips too.
+        let grid = Checkpoint {
+            carried: Carried::Grid {
+                cell_of: (0..40).map(|i| i / 10).collect(),
+                cell_start: vec![0, 10, 20, 30, 40],
+            },
+            ..sample()
+        };
+        match decode(&encode(&grid)).unwrap().carried {
+            Carried::Grid {
+                cell_of,
+                cell_start,
+            } => {
+                assert_eq!(cell_of, (0..40).map(|i| i / 10).collect::<Vec<u32>>());
+                assert_eq!(cell_start, [0, 10, 20, 30, 40]);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn damaged_checkpoints_are_refused_with_the_reason() {
+        let bytes = encode(&sample());
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 5;
+        flipped[last] ^= 1;
+        assert!(decode(&flipped).unwrap_err().contains("checksum"));
+        assert!(decode(&bytes[..bytes.len() - 1]).is_err());
+        assert!(decode(b"PLY").unwrap_err().contains("not a sphrigid"));
+        let mut newer = bytes;
+        newer[8] = 9;
+        assert!(decode(&newer).unwrap_err().contains("version 9"));
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path());
+        assert!(read(&run).unwrap().is_none());
+        std::fs::write(run.checkpoint(), &flipped).unwrap();
+        let e = read(&run).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("checkpoint.bin"), "{e}");
+    }
+}

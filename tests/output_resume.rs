@@ -1,0 +1,291 @@
+//! Runs that survive: a run killed (`kill -9`) or stopped by SIGINT and then resumed with
+//! `--resume` writes the same bytes as an unbroken run; an output directory belongs to one run
+//! (a lock, and an earlier run's files refused unless `--resume` or `--overwrite`).
+#![cfg(unix)]
+mod common;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Files that differ between an unbroken and a resumed run by design: the manifest (wall
+/// time), the checkpoint (wall time) and the lock (the process id).
+const RUN_RECORDS: [&str; 3] = ["manifest.json", "checkpoint.bin", ".sphrigid.lock"];
+
+fn scene(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenes")
+        .join(format!("{name}.toml"))
+        .display()
+        .to_string()
+}
+
+fn run_args<'a>(scene: &'a str, out: &'a Path, frames: &'a str) -> Vec<&'a str> {
+    vec![
+        "run",
+        scene,
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--frames",
+        frames,
+        "--out",
+        out.to_str().unwrap(),
+    ]
+}
+
+fn spawn(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_sphrigid"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts")
+}
+
+/// Every file under `dir` (relative path -> bytes), the run records left out.
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let r = format!("{rel}{name}");
+            if p.is_dir() {
+                walk(&p, &format!("{r}/"), out);
+            } else if !RUN_RECORDS.contains(&name.as_str()) {
+                out.insert(r, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, "", &mut out);
+    out
+}
+
+fn assert_same_files(unbroken: &Path, resumed: &Path) {
+    let (a, b) = (contents(unbroken), contents(resumed));
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "the resumed run wrote other files"
+    );
+    for (f, bytes) in &a {
+        assert!(bytes == &b[f], "{f} differs after the resume");
+    }
+    let frames = |d: &Path| common::read_manifest(d)["frames"].as_array().unwrap().len();
+    assert_eq!(frames(unbroken), frames(resumed));
+    assert_eq!(common::read_manifest(resumed)["complete"], true);
+}
+
+/// The frames the manifest in `out` lists (0 while there is none).
+fn listed(out: &Path) -> usize {
+    std::fs::read(out.join("manifest.json"))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .and_then(|m| m["frames"].as_array().map(Vec::len))
+        .unwrap_or(0)
+}
+
+/// Wait until the run writing `out` has listed `frames` frames.
+fn wait_for(child: &mut Child, out: &Path, frames: usize) {
+    let start = Instant::now();
+    while listed(out) < frames {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before frame {frames}"
+        );
+        assert!(start.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Run `name` unbroken, and again interrupted by `interrupt` once `at` frames are listed,
+/// then resumed; both directories end up with the same bytes.
+fn interrupted_then_resumed(
+    name: &str,
+    frames: &str,
+    at: usize,
+    interrupt: impl FnOnce(&mut Child) -> Option<i32>,
+) {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = scene(name);
+    let (unbroken, resumed) = (tmp.path().join("unbroken"), tmp.path().join("resumed"));
+    let o = common::sphrigid(&run_args(&file, &unbroken, frames));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let mut child = spawn(&run_args(&file, &resumed, frames));
+    wait_for(&mut child, &resumed, at);
+    let want = interrupt(&mut child);
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), want, "{err}");
+    assert_eq!(common::read_manifest(&resumed)["complete"], false);
+    let mut args = run_args(&file, &resumed, frames);
+    args.push("--resume");
+    let o = common::sphrigid(&args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(
+        err.contains("resumed from the checkpoint at frame"),
+        "{err}"
+    );
+    assert_same_files(&unbroken, &resumed);
+}
+
+fn kill9(child: &mut Child) -> Option<i32> {
+    child.kill().unwrap();
+    None
+}
+
+fn sigint(child: &mut Child) -> Option<i32> {
+    // SAFETY: kill(2) with the pid of a child this test started and has not yet waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    Some(130)
+}
+
+#[test]
+fn kill_9_then_resume_is_byte_identical_with_liquid_and_a_body() {
+    interrupted_then_resumed("toppling_block", "4", 2, kill9);
+}
+
+#[test]
+fn kill_9_then_resume_is_byte_identical_with_joints() {
+    interrupted_then_resumed("chain", "120", 4, kill9);
+}
+
+#[test]
+fn sigint_stops_with_130_and_resumes_byte_identical() {
+    interrupted_then_resumed("toppling_block", "4", 2, sigint);
+}
+
+#[test]
+fn sigint_writes_the_reason_and_how_to_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let file = scene("chain");
+    let mut child = spawn(&run_args(&file, &out, "100000"));
+    wait_for(&mut child, &out, 2);
+    sigint(&mut child);
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("SIGINT") && err.contains("--resume --frames 100000"),
+        "{err}"
+    );
+    let m = common::read_manifest(&out);
+    assert_eq!(m["complete"], false);
+    assert!(m["stopped"].as_str().unwrap().starts_with("SIGINT at step"));
+    // Every frame on disk is one the manifest lists, and the checkpoint holds the last step.
+    let on_disk = std::fs::read_dir(out.join("rigid")).unwrap().count();
+    assert_eq!(on_disk, 6 * m["frames"].as_array().unwrap().len());
+    assert_eq!(m["checkpoint_step"], m["steps"]);
+}
+
+#[test]
+fn sigterm_stops_with_143_and_a_checkpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let mut child = spawn(&run_args(&scene("chain"), &out, "100000"));
+    wait_for(&mut child, &out, 2);
+    // SAFETY: kill(2) with the pid of a child this test started and has not yet waited for.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    assert_eq!(child.wait().unwrap().code(), Some(143));
+    let m = common::read_manifest(&out);
+    assert!(
+        m["stopped"]
+            .as_str()
+            .unwrap()
+            .starts_with("SIGTERM at step")
+    );
+    assert!(out.join("checkpoint.bin").exists());
+}
+
+fn frames_on_disk(out: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(out.join("fluid"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn an_earlier_run_is_refused_or_overwritten_never_mixed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let file = scene("dam_break");
+    let sets = ["--set", "liquid.0.spacing=0.02"];
+    let with = |frames: &str, extra: &[&str]| {
+        let mut a = run_args(&file, &out, frames);
+        a.extend_from_slice(&sets);
+        a.extend_from_slice(extra);
+        common::sphrigid(&a)
+    };
+    assert!(with("4", &[]).status.success());
+    std::fs::write(out.join("notes.txt"), "mine").unwrap();
+    let o = with("2", &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("holds the output of an earlier run") && err.contains("--overwrite"),
+        "{err}"
+    );
+    assert_eq!(
+        frames_on_disk(&out).len(),
+        5,
+        "a refused run touches nothing"
+    );
+    let o = with("2", &["--overwrite"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(frames_on_disk(&out).len(), 3, "no stale frame is left");
+    assert_eq!(
+        common::read_manifest(&out)["frames"]
+            .as_array()
+            .unwrap()
+            .len(),
+        3
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    // A resume with another scene value is refused, naming it; --frames may grow.
+    let o = with("3", &["--resume", "--set", "liquid.0.viscosity.sigma=3"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("liquid.0.viscosity.sigma"), "{err}");
+    let o = with("3", &["--resume"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(frames_on_disk(&out).len(), 4);
+    let o = with("1", &["--resume"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn a_locked_directory_is_refused_naming_the_holder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .write(true)
+        .open(out.join(".sphrigid.lock"))
+        .unwrap();
+    lock.try_lock().unwrap();
+    std::fs::write(out.join(".sphrigid.lock"), "pid 4242 on testhost\n").unwrap();
+    let file = scene("chain");
+    let o = common::sphrigid(&run_args(&file, &out, "1"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("another sphrigid run") && err.contains("pid 4242 on testhost"),
+        "{err}"
+    );
+    assert!(!out.join("manifest.json").exists());
+    drop(lock);
+    let o = common::sphrigid(&run_args(&file, &out, "1"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
