@@ -58,7 +58,7 @@ pub fn cpu_twin(
     let mut lists = NeighbourLists::default();
     lists.build(pos, grid, params.h);
     let mut dx = vec![Vec3A::ZERO; pos.len()];
-    relaxation::displacements(pos, phase, &lists, params, press, dt, &mut dx);
+    relaxation::displacements(pos, phase, &lists, params, press, dt, true, &mut dx);
     let mut out = pos.to_vec();
     relaxation::apply_displacements(&mut out, &dx);
     out

@@ -21,6 +21,14 @@ pub struct Grid {
     /// The linear cell index of each slot.
     pub cell_of: Vec<u32>,
     scratch: Vec<u32>,
+    /// How far a position may lie past its cell's faces by rounding, m.
+    margin: f32,
+    /// The cell of each slot before the sort.
+    unsorted: Vec<u32>,
+    /// The sort's permutation: slot `k` takes what slot `perm[k]` held.
+    perm: Vec<u32>,
+    /// The particles' arrays in their order before the sort (kept to reuse their memory).
+    old: Particles,
 }
 
 impl Grid {
@@ -41,14 +49,23 @@ impl Grid {
         cell_start: Vec<u32>,
         cell_of: Vec<u32>,
     ) -> Grid {
-        Grid {
+        let mut g = Grid {
             cell,
             origin,
             dims,
             cell_start,
             cell_of,
-            scratch: Vec::new(),
-        }
+            ..Default::default()
+        };
+        g.set_margin();
+        g
+    }
+
+    /// Set the rounding margin for the grid's origin, cell and dimensions: a few units in the
+    /// last place of the largest coordinate, and a thousandth of a cell.
+    fn set_margin(&mut self) {
+        let far = self.origin.abs() + Vec3A::from_array(self.dims.map(|d| d as f32)) * self.cell;
+        self.margin = self.cell * 1e-3 + far.max_element() * 1e-6;
     }
 
     /// The grid's lowest corner.
@@ -130,14 +147,16 @@ impl Grid {
         let n = p.len();
         self.origin = origin;
         self.dims = dims;
+        self.set_margin();
         let ncells = self.cells();
 
         // Cell of every particle, counts, exclusive prefix sum, stable scatter.
-        let cell_of: Vec<u32> = p
-            .pos
-            .par_iter()
-            .map(|&x| self.linear(self.cell_coords(x)))
-            .collect();
+        let mut cell_of = std::mem::take(&mut self.unsorted);
+        cell_of.resize(n, 0);
+        cell_of
+            .par_iter_mut()
+            .zip(p.pos.par_iter())
+            .for_each(|(c, &x)| *c = self.linear(self.cell_coords(x)));
         self.cell_start.clear();
         self.cell_start.resize(ncells + 1, 0);
         for &c in &cell_of {
@@ -148,7 +167,8 @@ impl Grid {
         }
         self.scratch.clear();
         self.scratch.extend_from_slice(&self.cell_start[..ncells]);
-        let mut perm = vec![0u32; n];
+        let perm = &mut self.perm;
+        perm.resize(n, 0);
         for (k, &c) in cell_of.iter().enumerate() {
             let slot = &mut self.scratch[c as usize];
             perm[*slot as usize] = k as u32;
@@ -165,8 +185,13 @@ impl Grid {
                 }
             }
         }
-        self.cell_of = perm.iter().map(|&k| cell_of[k as usize]).collect();
-        p.permute(&perm);
+        self.cell_of.resize(n, 0);
+        self.cell_of
+            .par_iter_mut()
+            .zip(perm.par_iter())
+            .for_each(|(c, &k)| *c = cell_of[k as usize]);
+        self.unsorted = cell_of;
+        p.permute_with(perm, &mut self.old);
     }
 
     /// Call `f(first, end)` for each of the (up to) 9 rows of cells around cell `c`, z then y
@@ -188,41 +213,68 @@ impl Grid {
         }
     }
 
-    /// Call `f(j, r, r2)` for every other particle `j` within the kernel radius `h` of slot `i`,
-    /// where `r = pos[j] - pos[i]` and `r2 = |r|^2`, in a fixed order.
+    /// As [`Self::for_each_row_near`] for a position `x` in cell `c`, but only over the cells
+    /// that can hold a particle closer than `h` to `x` (by its distances to the faces of its
+    /// cell, less a rounding margin): a row's first and last cell, or the whole row, are left
+    /// out where they lie farther. A position clamped into a border cell lies beyond its face,
+    /// farther from every other cell; the order is unchanged.
     #[inline(always)]
-    pub fn for_each_neighbour(
-        &self,
-        pos: &[Vec3A],
-        i: usize,
-        h: f32,
-        mut f: impl FnMut(usize, Vec3A, f32),
-    ) {
-        let xi = pos[i];
-        let h2 = h * h;
-        let c = self.cell_of[i];
-        let (nx, ny) = (self.dims[0], self.dims[1]);
+    pub fn for_each_row_within(&self, c: u32, x: Vec3A, h: f32, mut f: impl FnMut(usize, usize)) {
+        let (nx, ny, nz) = (self.dims[0], self.dims[1], self.dims[2]);
         let cx = c % nx;
         let cy = (c / nx) % ny;
         let cz = c / (nx * ny);
-        let x0 = cx.saturating_sub(1);
-        let x1 = (cx + 1).min(nx - 1);
-        for z in cz.saturating_sub(1)..=(cz + 1).min(self.dims[2] - 1) {
-            for y in cy.saturating_sub(1)..=(cy + 1).min(ny - 1) {
-                let row = (z * ny + y) * nx;
-                let start = self.cell_start[(row + x0) as usize] as usize;
-                let end = self.cell_start[(row + x1) as usize + 1] as usize;
-                for (k, &xj) in pos[start..end].iter().enumerate() {
-                    let j = start + k;
-                    if j == i {
-                        continue;
-                    }
-                    let r = xj - xi;
-                    let r2 = r.length_squared();
-                    if r2 < h2 {
-                        f(j, r, r2);
-                    }
+        let face = self.origin + Vec3A::new(cx as f32, cy as f32, cz as f32) * self.cell;
+        let m = Vec3A::splat(self.margin);
+        // Least distance along each axis to the cells below and above.
+        let below = (x - face - m).max(Vec3A::ZERO);
+        let above = (face + Vec3A::splat(self.cell) - x - m).max(Vec3A::ZERO);
+        let (below, above) = (below * below, above * above);
+        let h2 = h * h;
+        let z0 = if cz > 0 && below.z < h2 { cz - 1 } else { cz };
+        let z1 = if cz + 1 < nz && above.z < h2 {
+            cz + 1
+        } else {
+            cz
+        };
+        let y0 = if cy > 0 && below.y < h2 { cy - 1 } else { cy };
+        let y1 = if cy + 1 < ny && above.y < h2 {
+            cy + 1
+        } else {
+            cy
+        };
+        for z in z0..=z1 {
+            let gz = if z < cz {
+                below.z
+            } else if z > cz {
+                above.z
+            } else {
+                0.0
+            };
+            for y in y0..=y1 {
+                let gy = if y < cy {
+                    below.y
+                } else if y > cy {
+                    above.y
+                } else {
+                    0.0
+                };
+                let g = gz + gy;
+                if g >= h2 {
+                    continue;
                 }
+                let x0 = if cx > 0 && below.x + g < h2 {
+                    cx - 1
+                } else {
+                    cx
+                };
+                let x1 = if cx + 1 < nx && above.x + g < h2 {
+                    cx + 1
+                } else {
+                    cx
+                };
+                let row = (z * ny + y) * nx;
+                f((row + x0) as usize, (row + x1) as usize + 1);
             }
         }
     }

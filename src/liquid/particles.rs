@@ -104,6 +104,24 @@ impl Particles {
         gather(&mut self.rho, perm);
     }
 
+    /// Reorder as [`Self::permute`] does, gathering into the arrays of `old` and swapping them
+    /// in (`old` is left with the previous order): nothing is allocated once `old` has held
+    /// as many particles.
+    pub fn permute_with(&mut self, perm: &[u32], old: &mut Particles) {
+        use rayon::prelude::*;
+        fn gather<T: Copy + Send + Sync>(v: &mut Vec<T>, out: &mut Vec<T>, perm: &[u32]) {
+            out.clear();
+            out.par_extend(perm.par_iter().map(|&k| v[k as usize]));
+            std::mem::swap(v, out);
+        }
+        gather(&mut self.pos, &mut old.pos, perm);
+        gather(&mut self.prev, &mut old.prev, perm);
+        gather(&mut self.vel, &mut old.vel, perm);
+        gather(&mut self.id, &mut old.id, perm);
+        gather(&mut self.phase, &mut old.phase, perm);
+        gather(&mut self.rho, &mut old.rho, perm);
+    }
+
     /// Keep the slots for which `keep(slot)` holds, and renumber the ids of those kept to
     /// 0..n in their old id order.
     pub fn retain(&mut self, keep: impl Fn(usize) -> bool) {

@@ -55,7 +55,28 @@ pub fn pressures(
 
 /// The displacement of every slot:
 /// `dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij`.
+///
+/// `built_here` says that the lists were built from `pos` (the first pass of a step): the pair
+/// distances are then the lists' own rather than computed again (the same numbers).
+#[allow(clippy::too_many_arguments)]
 pub fn displacements(
+    pos: &[Vec3A],
+    phase: &[u32],
+    lists: &NeighbourLists,
+    params: &LiquidParams,
+    press: &[[f32; 2]],
+    dt: f32,
+    built_here: bool,
+    dx: &mut [Vec3A],
+) {
+    if built_here {
+        displacements_with::<true>(pos, phase, lists, params, press, dt, dx);
+    } else {
+        displacements_with::<false>(pos, phase, lists, params, press, dt, dx);
+    }
+}
+
+fn displacements_with<const STORED: bool>(
     pos: &[Vec3A],
     phase: &[u32],
     lists: &NeighbourLists,
@@ -73,10 +94,11 @@ pub fn displacements(
         let [pi, ni] = press[i];
         let mi = phases[phase[i] as usize].mass;
         let mut acc = Vec3A::ZERO;
-        for &j in lists.of(i) {
+        let (js, ds) = (lists.of(i), lists.dist_of(i));
+        for (e, &j) in js.iter().enumerate() {
             let j = j as usize;
             let r = pos[j] - xi;
-            let d = r.length();
+            let d = if STORED { ds[e] } else { r.length() };
             let a = 1.0 - d / h;
             if a <= 0.0 || d <= 0.0 {
                 continue;

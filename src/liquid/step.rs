@@ -60,11 +60,21 @@ impl LiquidSolver {
         Ok(())
     }
 
-    /// Kernel sums, boundary included, of every slot into `p.rho` and the near buffer.
-    fn kernel_sums(&mut self, p: &mut Particles) {
+    /// Kernel sums, boundary included, of every slot into `p.rho` and the near buffer;
+    /// `built_here`: the particles have not moved since the lists were built, which then hold
+    /// the liquid's part already.
+    fn kernel_sums(&mut self, p: &mut Particles, built_here: bool) {
         let params = &self.params;
         let b = &mut self.buffers;
-        relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near);
+        if built_here {
+            p.rho
+                .par_iter_mut()
+                .zip(b.rho_near.par_iter_mut())
+                .zip(self.lists.sums().par_iter())
+                .for_each(|((r, n), s)| (*r, *n) = (s[0], s[1]));
+        } else {
+            relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near);
+        }
         boundary::add_boundary_sums(
             &p.pos,
             &self.grid,
@@ -81,7 +91,7 @@ impl LiquidSolver {
     pub fn update_densities(&mut self, p: &mut Particles) -> Result<()> {
         self.rebuild_neighbours(p)?;
         self.buffers.resize(p.len());
-        self.kernel_sums(p);
+        self.kernel_sums(p, true);
         Ok(())
     }
 
@@ -113,9 +123,10 @@ impl LiquidSolver {
         });
         times.time(Phase::Grid, || self.rebuild_neighbours(p))?;
         self.buffers.resize(p.len());
-        for _ in 0..self.params.passes {
+        for pass in 0..self.params.passes {
+            let built_here = pass == 0;
             times.time(Phase::Density, || {
-                self.kernel_sums(p);
+                self.kernel_sums(p, built_here);
                 let b = &mut self.buffers;
                 relaxation::pressures(&p.phase, &self.params, &p.rho, &b.rho_near, &mut b.press);
             });
@@ -129,6 +140,7 @@ impl LiquidSolver {
                     params,
                     &b.press,
                     dt,
+                    built_here,
                     &mut b.dx,
                 );
                 relaxation::apply_displacements(&mut p.pos, &b.dx);

@@ -1,7 +1,7 @@
 //! Viscosity impulses between liquid neighbours (Clavet et al. 2005, section 5.3), gathered per
 //! particle (Jacobi) so that every pair's impulse is equal and opposite.
 use super::neighbours::NeighbourLists;
-use super::params::LiquidParams;
+use super::params::{LiquidParams, Phase};
 use super::particles::Particles;
 use glam::Vec3A;
 use rayon::prelude::*;
@@ -19,6 +19,22 @@ pub fn viscosity_dv(
 ) {
     let h = params.h;
     let phases = &params.phases;
+    if phases.len() == 1 {
+        viscosity_dv_with::<true>(p, lists, phases, h, dt, dv);
+    } else {
+        viscosity_dv_with::<false>(p, lists, phases, h, dt, dv);
+    }
+}
+
+/// [`viscosity_dv`] for one phase (`UNIFORM`) or several.
+fn viscosity_dv_with<const UNIFORM: bool>(
+    p: &Particles,
+    lists: &NeighbourLists,
+    phases: &[Phase],
+    h: f32,
+    dt: f32,
+    dv: &mut [Vec3A],
+) {
     dv.par_iter_mut().enumerate().for_each(|(i, out)| {
         let pi = phases[p.phase[i] as usize];
         let (xi, vi) = (p.pos[i], p.vel[i]);
@@ -34,7 +50,12 @@ pub fn viscosity_dv(
             let rhat = r / d;
             let u = (vi - p.vel[j]).dot(rhat);
             if u > 0.0 {
-                let pj = phases[p.phase[j] as usize];
+                // One phase: the pair's constants are the phase's own (the same numbers).
+                let pj = if UNIFORM {
+                    pi
+                } else {
+                    phases[p.phase[j] as usize]
+                };
                 let sigma = 0.5 * (pi.sigma + pj.sigma);
                 let beta = 0.5 * (pi.beta + pj.beta);
                 let w = pj.mass / (pi.mass + pj.mass);
