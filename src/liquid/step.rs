@@ -54,34 +54,56 @@ impl LiquidSolver {
     /// Sort the particles into the grid and gather their neighbour lists (and bin the body
     /// boundary particles into the same cells).
     pub fn rebuild_neighbours(&mut self, p: &mut Particles) -> Result<()> {
-        self.grid.build(p)?;
-        self.lists.build(&p.pos, &self.grid, self.params.h);
-        self.boundary_grid.build(&self.grid, &self.boundary);
+        self.rebuild_timed(p, &mut PhaseTimes::default())
+    }
+
+    /// [`LiquidSolver::rebuild_neighbours`], the grid and lists timed as `Grid`, the body
+    /// boundary's bins as `Boundary`.
+    fn rebuild_timed(&mut self, p: &mut Particles, times: &mut PhaseTimes) -> Result<()> {
+        times.time(Phase::Grid, || -> Result<()> {
+            self.grid.build(p)?;
+            self.lists.build(&p.pos, &self.grid, self.params.h);
+            Ok(())
+        })?;
+        times.time(Phase::Boundary, || {
+            self.boundary_grid.build(&self.grid, &self.boundary)
+        });
         Ok(())
     }
 
     /// Kernel sums, boundary included, of every slot into `p.rho` and the near buffer.
-    fn kernel_sums(&mut self, p: &mut Particles) {
+    /// Timed as `Density`, but the boundary's pass as `Boundary` where there are bodies (the
+    /// walls' table lookups ride in the same pass).
+    fn kernel_sums(&mut self, p: &mut Particles, times: &mut PhaseTimes) {
         let params = &self.params;
         let b = &mut self.buffers;
-        relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near);
-        boundary::add_boundary_sums(
-            &p.pos,
-            &self.grid,
-            params.h,
-            params.walls.as_ref().zip(self.wall_kernel.as_ref()),
-            params.spacing / 2.0,
-            &self.boundary_grid,
-            &mut p.rho,
-            &mut b.rho_near,
-        );
+        times.time(Phase::Density, || {
+            relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near)
+        });
+        let phase = if self.boundary_grid.is_empty() {
+            Phase::Density
+        } else {
+            Phase::Boundary
+        };
+        times.time(phase, || {
+            boundary::add_boundary_sums(
+                &p.pos,
+                &self.grid,
+                params.h,
+                params.walls.as_ref().zip(self.wall_kernel.as_ref()),
+                params.spacing / 2.0,
+                &self.boundary_grid,
+                &mut p.rho,
+                &mut b.rho_near,
+            )
+        });
     }
 
     /// Bin the particles and compute their kernel sums without moving them (for frame 0).
     pub fn update_densities(&mut self, p: &mut Particles) -> Result<()> {
         self.rebuild_neighbours(p)?;
         self.buffers.resize(p.len());
-        self.kernel_sums(p);
+        self.kernel_sums(p, &mut PhaseTimes::default());
         Ok(())
     }
 
@@ -95,7 +117,7 @@ impl LiquidSolver {
             return Ok(());
         }
         if self.lists.len() != p.len() {
-            times.time(Phase::Grid, || self.rebuild_neighbours(p))?;
+            self.rebuild_timed(p, times)?;
         }
         let g = self.params.gravity * dt;
         times.time(Phase::Integrate, || {
@@ -111,11 +133,11 @@ impl LiquidSolver {
                 .zip(p.vel.par_iter())
                 .for_each(|(x, v)| *x += *v * dt);
         });
-        times.time(Phase::Grid, || self.rebuild_neighbours(p))?;
+        self.rebuild_timed(p, times)?;
         self.buffers.resize(p.len());
         for _ in 0..self.params.passes {
+            self.kernel_sums(p, times);
             times.time(Phase::Density, || {
-                self.kernel_sums(p);
                 let b = &mut self.buffers;
                 relaxation::pressures(&p.phase, &self.params, &p.rho, &b.rho_near, &mut b.press);
             });
