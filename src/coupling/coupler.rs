@@ -6,7 +6,7 @@
 use super::assemble::{Contacts, apply, assemble, dynamic_index};
 use super::body_contacts::{BodyContact, body_body_contacts, wall_contacts};
 use super::correction::{correct_bodies, push_out};
-use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
+use super::liquid_body::{LiquidBodyContact, SlotLookup, SurfaceIndex, first_of_slot};
 use super::params::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use super::penalty::{PenaltyParams, apply_penalty};
 use super::touches::{LiquidTouch, to_f, touches};
@@ -18,7 +18,6 @@ use crate::rigid::RigidBody;
 use crate::timing::{Phase, PhaseTimes};
 use crate::{Error, Result};
 use glam::{DVec3, Vec3A};
-use std::collections::HashSet;
 
 /// Why a coupling step did not finish: the solver's outcome and the problem it was given.
 #[derive(Debug, Clone)]
@@ -419,13 +418,15 @@ fn set_momenta(bodies: &mut [RigidBody], momenta: &[(DVec3, DVec3)]) {
 /// The kinetic energy of the bodies and of the touching liquid particles, these with the
 /// velocity changes `dv` (by slot) added.
 fn kinetic_energy(bodies: &[RigidBody], liquid: &[LiquidTouch], dv: &[(u32, DVec3)]) -> f64 {
-    let mut seen = HashSet::new();
-    let changes: std::collections::HashMap<u32, DVec3> = dv.iter().copied().collect();
+    let slots: Vec<u32> = liquid.iter().map(|t| t.contact.slot).collect();
+    let first = first_of_slot(&slots);
+    let changes = SlotLookup::new(dv.iter().copied());
     let particles: f64 = liquid
         .iter()
-        .filter(|t| seen.insert(t.contact.slot))
-        .map(|t| {
-            let v = t.vel + changes.get(&t.contact.slot).copied().unwrap_or(DVec3::ZERO);
+        .enumerate()
+        .filter(|&(i, _)| first[i] == i)
+        .map(|(_, t)| {
+            let v = t.vel + changes.get(t.contact.slot).unwrap_or(DVec3::ZERO);
             0.5 * v.length_squared() / t.inv_mass
         })
         .sum();
