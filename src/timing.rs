@@ -15,15 +15,33 @@ pub enum Phase {
     Density,
     /// Relaxation displacements.
     Relaxation,
-    /// Walls (and later bodies).
+    /// Walls.
     Collisions,
     /// Writing frames.
     Output,
+    /// The bodies' kernel sums lent to the liquid: placing their boundary particles, binning
+    /// them, and gathering their sums.
+    Boundary,
+    /// Finding the contacts of the liquid, the bodies and the walls.
+    Contacts,
+    /// Assembling the contact problem, and applying its solution to the bodies.
+    Assemble,
+    /// Solving the contact LCP.
+    Lcp,
+    /// Position-level correction: liquid pushed out of bodies, bodies out of walls and each
+    /// other.
+    Correction,
+    /// The joints' rows, their projection and their error peaks.
+    Joints,
+    /// The bodies' motion: gravity, poses, and the impulses handed back to the liquid.
+    Bodies,
+    /// Writing the bodies' frames and states.
+    RigidOutput,
 }
 
 impl Phase {
-    /// Every phase, in step order.
-    pub const ALL: [Phase; 7] = [
+    /// Every phase: the liquid's in step order, then the coupling's.
+    pub const ALL: [Phase; 15] = [
         Phase::Grid,
         Phase::Integrate,
         Phase::Viscosity,
@@ -31,6 +49,36 @@ impl Phase {
         Phase::Relaxation,
         Phase::Collisions,
         Phase::Output,
+        Phase::Boundary,
+        Phase::Contacts,
+        Phase::Assemble,
+        Phase::Lcp,
+        Phase::Correction,
+        Phase::Joints,
+        Phase::Bodies,
+        Phase::RigidOutput,
+    ];
+
+    /// The liquid's own phases per step (frames written aside).
+    pub const LIQUID: [Phase; 6] = [
+        Phase::Grid,
+        Phase::Integrate,
+        Phase::Viscosity,
+        Phase::Density,
+        Phase::Relaxation,
+        Phase::Collisions,
+    ];
+
+    /// The coupling's phases per step (the bodies' frames written aside): their sum is the
+    /// coupling's cost.
+    pub const COUPLING: [Phase; 7] = [
+        Phase::Boundary,
+        Phase::Contacts,
+        Phase::Assemble,
+        Phase::Lcp,
+        Phase::Correction,
+        Phase::Joints,
+        Phase::Bodies,
     ];
 
     /// The phase's name in reports.
@@ -43,6 +91,14 @@ impl Phase {
             Phase::Relaxation => "relaxation",
             Phase::Collisions => "collisions",
             Phase::Output => "output",
+            Phase::Boundary => "boundary",
+            Phase::Contacts => "contacts",
+            Phase::Assemble => "assemble",
+            Phase::Lcp => "lcp",
+            Phase::Correction => "correction",
+            Phase::Joints => "joints",
+            Phase::Bodies => "bodies",
+            Phase::RigidOutput => "rigid_output",
         }
     }
 }
@@ -61,7 +117,7 @@ pub enum Timing {
 /// Accumulated time per phase.
 #[derive(Debug, Clone, Default)]
 pub struct PhaseTimes {
-    totals: [Duration; 7],
+    totals: [Duration; Phase::ALL.len()],
 }
 
 impl PhaseTimes {
@@ -87,5 +143,10 @@ impl PhaseTimes {
     /// Total over all phases.
     pub fn total(&self) -> Duration {
         self.totals.iter().sum()
+    }
+
+    /// Total over `phases`.
+    pub fn sum(&self, phases: &[Phase]) -> Duration {
+        phases.iter().map(|&p| self.get(p)).sum()
     }
 }

@@ -24,7 +24,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("scene", &["rigid"]),
     ("output", &["liquid", "rigid", "joints", "lcp"]),
     ("backend", &["gpu"]),
-    ("coupling", &["liquid", "rigid", "joints", "lcp"]),
+    ("coupling", &["liquid", "rigid", "joints", "lcp", "timing"]),
     ("joints", &["rigid", "lcp"]),
     ("gpu", &["liquid", "timing"]),
     ("liquid", &["rng", "timing"]),

@@ -9,6 +9,7 @@ pub mod export;
 pub mod figure;
 pub mod inertia;
 pub mod lcp;
+pub mod memory;
 pub mod run;
 pub mod signals;
 pub mod sweep;

@@ -1,12 +1,12 @@
 //! Baraff's contact problem in the structured form `D + J W J^T` (docs/design.md, step 8), and the
 //! impulses of its solution applied back (step 9).
 use super::body_contacts::BodyContact;
+use super::liquid_body::first_of_slot;
 use super::touches::{LiquidTouch, walls_under};
 use crate::lcp::{StructuredProblem, StructuredRow, body_inverse_mass};
 use crate::liquid::params::Walls;
 use crate::rigid::RigidBody;
 use glam::DVec3;
-use std::collections::HashMap;
 
 /// The Jacobian row `sign [n, r x n]` of a body at lever arm `r` along `n`.
 fn j_row(n: DVec3, r: DVec3, sign: f64) -> [f64; 6] {
@@ -95,20 +95,24 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
     let mut prob = StructuredProblem::default();
     let mut bounced = 0;
     let mut slots = Vec::new();
-    let mut particle_of: HashMap<u32, usize> = HashMap::new();
+    // Each particle's term: numbered in order of its slot's first contact.
+    let slot_list: Vec<u32> = c.liquid.iter().map(|t| t.contact.slot).collect();
+    let first = first_of_slot(&slot_list);
+    let mut term = vec![0; first.len()];
     let dyn_index = dynamic_index(bodies);
     for body in bodies.iter().filter(|b| b.dynamic) {
         // to_cols_array of a symmetric matrix is also its row-major form.
         let inv = body.world_inverse_inertia().to_cols_array();
         prob.body_inv_mass.push(body_inverse_mass(body.mass(), inv));
     }
-    for t in c.liquid {
+    for (i, t) in c.liquid.iter().enumerate() {
         let lc = &t.contact;
-        let k = *particle_of.entry(lc.slot).or_insert_with(|| {
+        if first[i] == i {
+            term[i] = slots.len();
             slots.push(lc.slot);
             prob.particle_inv_mass.push(t.inv_mass);
-            slots.len() - 1
-        });
+        }
+        let k = term[first[i]];
         let body = &bodies[lc.body as usize];
         let r = lc.point - body.state.x;
         let with_body = |row: StructuredRow, d: DVec3| {

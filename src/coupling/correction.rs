@@ -2,7 +2,7 @@
 //! pushed apart to within a small slop, liquid out of bodies and bodies out of walls and each
 //! other, so that errors do not accumulate.
 use super::body_contacts::{BodyContact, wall_contacts};
-use super::liquid_body::{LiquidBodyContact, sum_by_slot};
+use super::liquid_body::{LiquidBodyContact, SlotLookup, sum_by_slot};
 use crate::liquid::params::LiquidParams;
 use crate::rigid::RigidBody;
 use glam::DVec3;
@@ -37,14 +37,11 @@ pub fn push_out(
         return (pushes, shift);
     };
     let (lo, hi) = (w.lo.as_dvec3(), w.hi.as_dvec3());
-    let point: std::collections::HashMap<u32, (DVec3, u32)> = contacts
-        .iter()
-        .map(|c| (c.slot, (c.point, c.body)))
-        .collect();
+    let point = SlotLookup::new(contacts.iter().map(|c| (c.slot, (c.point, c.body))));
     let pushes = pushes
         .into_iter()
         .map(|(slot, d)| {
-            let (x, body) = point[&slot];
+            let (x, body) = point.get(slot).expect("a pushed slot has a contact");
             let to = (x + d).clamp(lo, hi.max(lo));
             let blocked = x + d - to;
             if let Some(n) = blocked.try_normalize() {

@@ -6,7 +6,7 @@
 use super::assemble::{Contacts, apply, assemble, dynamic_index};
 use super::body_contacts::{BodyContact, body_body_contacts, wall_contacts};
 use super::correction::{correct_bodies, push_out};
-use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
+use super::liquid_body::{LiquidBodyContact, SlotLookup, SurfaceIndex, first_of_slot};
 use super::params::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use super::penalty::{PenaltyParams, apply_penalty};
 use super::touches::{LiquidTouch, to_f, touches};
@@ -15,9 +15,9 @@ use crate::lcp::{self, StructuredProblem};
 use crate::liquid::Liquid;
 use crate::liquid::params::LiquidParams;
 use crate::rigid::RigidBody;
+use crate::timing::{Phase, PhaseTimes};
 use crate::{Error, Result};
 use glam::{DVec3, Vec3A};
-use std::collections::HashSet;
 
 /// Why a coupling step did not finish: the solver's outcome and the problem it was given.
 #[derive(Debug, Clone)]
@@ -64,9 +64,9 @@ pub struct Coupler {
     penalty: PenaltyParams,
     /// The liquid's restitution against bodies.
     liquid_restitution: f64,
-    /// (body, liquid id) of the last step's liquid contacts: those contacts are pressed, not
-    /// new, and do not bounce.
-    touching: HashSet<(u32, u32)>,
+    /// (body, liquid id) of the last step's liquid contacts, sorted: those contacts are
+    /// pressed, not new, and do not bounce.
+    touching: Vec<(u32, u32)>,
     /// What the last step did.
     pub report: CouplingReport,
     /// The problem of a step whose solve failed, for `sphrigid lcp solve` to replay.
@@ -91,7 +91,7 @@ impl Coupler {
             on_failure: params.on_failure,
             penalty: params.penalty,
             liquid_restitution: params.liquid_restitution,
-            touching: HashSet::new(),
+            touching: Vec::new(),
             report: CouplingReport::default(),
             failure: None,
             fallback: None,
@@ -125,10 +125,18 @@ impl Coupler {
 
     /// The end of a step at position level: bodies out of walls and each other (and off walls
     /// where liquid is caught, `shifts`), then what is left of the joints' errors.
-    fn correct(&self, params: &LiquidParams, bodies: &mut [RigidBody], shifts: &[DVec3]) {
-        correct_bodies(params, bodies, self.unlinked_contacts(bodies), shifts);
+    fn correct(
+        &self,
+        params: &LiquidParams,
+        bodies: &mut [RigidBody],
+        shifts: &[DVec3],
+        times: &mut PhaseTimes,
+    ) {
+        times.time(Phase::Correction, || {
+            correct_bodies(params, bodies, self.unlinked_contacts(bodies), shifts)
+        });
         // What the step and the push-out left of the joints' errors is projected out.
-        joints::project(bodies, &self.joints);
+        times.time(Phase::Joints, || joints::project(bodies, &self.joints));
     }
 
     /// Whether contacts are also corrected at position level (the LCP coupling; the penalty
@@ -149,23 +157,41 @@ impl Coupler {
         gravity: DVec3,
         dt: f64,
     ) -> Result<()> {
+        self.step_timed(liquid, bodies, gravity, dt, &mut PhaseTimes::default())
+    }
+
+    /// [`Coupler::step`], each part's time added to its coupling phase in `times`.
+    pub fn step_timed(
+        &mut self,
+        liquid: &mut dyn Liquid,
+        bodies: &mut [RigidBody],
+        gravity: DVec3,
+        dt: f64,
+        times: &mut PhaseTimes,
+    ) -> Result<()> {
         let params = liquid.params().clone();
         let params = &params;
-        let found = touches(&self.index, liquid, params, bodies)?;
-        let dv = self.solve(found, params, bodies, gravity, dt)?;
-        let dv: Vec<(u32, Vec3A)> = dv.into_iter().map(|(s, d)| (s, to_f(d))).collect();
-        liquid.apply_impulses(&dv, dt as f32)?;
+        let found = times.time(Phase::Contacts, || {
+            touches(&self.index, liquid, params, bodies)
+        })?;
+        let dv = self.solve(found, params, bodies, gravity, dt, times)?;
+        times.time(Phase::Bodies, || {
+            let dv: Vec<(u32, Vec3A)> = dv.into_iter().map(|(s, d)| (s, to_f(d))).collect();
+            liquid.apply_impulses(&dv, dt as f32)
+        })?;
         if self.projects_positions() {
-            let after: Vec<LiquidBodyContact> = touches(&self.index, liquid, params, bodies)?
-                .into_iter()
-                .map(|t| t.contact)
-                .collect();
-            let mut push = Vec::new();
-            let shifts = self.push_liquid_out(&after, params, bodies.len(), |slot, d| {
-                push.push((slot, d));
-            });
-            liquid.push_out(&push)?;
-            self.correct(params, bodies, &shifts);
+            let after: Vec<LiquidBodyContact> = times.time(Phase::Contacts, || {
+                touches(&self.index, liquid, params, bodies)
+                    .map(|t| t.into_iter().map(|t| t.contact).collect())
+            })?;
+            let shifts = times.time(Phase::Correction, || {
+                let mut push = Vec::new();
+                let shifts = self.push_liquid_out(&after, params, bodies.len(), |slot, d| {
+                    push.push((slot, d));
+                });
+                liquid.push_out(&push).map(|_| shifts)
+            })?;
+            self.correct(params, bodies, &shifts, times);
         }
         Ok(())
     }
@@ -195,17 +221,27 @@ impl Coupler {
         bodies: &mut [RigidBody],
         gravity: DVec3,
         dt: f64,
+        times: &mut PhaseTimes,
     ) -> Result<Vec<(u32, DVec3)>> {
         let r_l = params.spacing as f64 / 2.0;
         let v_rest = 2.0 * gravity.length() * dt;
+        let t_contacts = std::time::Instant::now();
         for t in &mut liquid {
-            t.new = !self.touching.contains(&(t.contact.body, t.id));
+            t.new = self
+                .touching
+                .binary_search(&(t.contact.body, t.id))
+                .is_err();
         }
-        self.touching = liquid.iter().map(|t| (t.contact.body, t.id)).collect();
+        self.touching.clear();
+        self.touching
+            .extend(liquid.iter().map(|t| (t.contact.body, t.id)));
+        self.touching.sort_unstable();
         let mut solid = self.unlinked_contacts(bodies);
         if let Some(w) = &params.walls {
             solid.extend(wall_contacts(bodies, w, r_l));
         }
+        times.add(Phase::Contacts, t_contacts.elapsed());
+        let t_bodies = std::time::Instant::now();
         let mut touched = vec![false; bodies.len()];
         for t in &liquid {
             touched[t.contact.body as usize] = true;
@@ -231,6 +267,7 @@ impl Coupler {
                 body.apply_impulse(weight * dt, body.state.x);
             }
         }
+        times.add(Phase::Bodies, t_bodies.elapsed());
         self.report = CouplingReport {
             liquid_contacts: liquid.len(),
             body_contacts: solid.len(),
@@ -250,24 +287,32 @@ impl Coupler {
             liquid_restitution: self.liquid_restitution,
             bounce: true,
         };
+        let pen = self.penalty;
+        let penalty = |bodies: &mut [RigidBody], times: &mut PhaseTimes| {
+            times.time(Phase::Lcp, || {
+                apply_penalty(&pen, bodies, &liquid, &solid, dt)
+            })
+        };
         let dv = match self.method {
-            CouplingMethod::Penalty => apply_penalty(&self.penalty, bodies, &liquid, &solid, dt),
-            CouplingMethod::Lcp => match self.solve_lcp(bodies, &contacts, dt) {
+            CouplingMethod::Penalty => penalty(bodies, times),
+            CouplingMethod::Lcp => match self.solve_lcp(bodies, &contacts, dt, times) {
                 Ok(dv) => dv,
                 Err(e) if self.on_failure == OnLcpFailure::Penalty => {
                     self.fallback = Some(self.failure.take().ok_or(e)?);
-                    apply_penalty(&self.penalty, bodies, &liquid, &solid, dt)
+                    penalty(bodies, times)
                 }
                 Err(e) => return Err(e),
             },
         };
-        for (b, body) in bodies.iter_mut().enumerate() {
-            if touched[b] {
-                body.step(dt, DVec3::ZERO, DVec3::ZERO);
-            } else {
-                body.step(dt, gravity * body.mass(), DVec3::ZERO);
+        times.time(Phase::Bodies, || {
+            for (b, body) in bodies.iter_mut().enumerate() {
+                if touched[b] {
+                    body.step(dt, DVec3::ZERO, DVec3::ZERO);
+                } else {
+                    body.step(dt, gravity * body.mass(), DVec3::ZERO);
+                }
             }
-        }
+        });
         Ok(dv)
     }
 
@@ -285,16 +330,19 @@ impl Coupler {
         bodies: &mut [RigidBody],
         contacts: &Contacts,
         dt: f64,
+        times: &mut PhaseTimes,
     ) -> Result<Vec<(u32, DVec3)>> {
         let before = momenta(bodies);
-        match self.solve_and_apply(bodies, contacts, dt) {
+        match self.solve_and_apply(bodies, contacts, dt, times) {
             // Only a step with bounces can add energy: the others skip the check.
             Ok(dv) if self.report.bounced == 0 => return Ok(dv),
             Ok(dv) => {
+                let t = std::time::Instant::now();
                 let energy_after = kinetic_energy(bodies, contacts.liquid, &dv);
                 let after = momenta(bodies);
                 set_momenta(bodies, &before);
                 let energy_before = kinetic_energy(bodies, contacts.liquid, &[]);
+                times.add(Phase::Assemble, t.elapsed());
                 if energy_after - energy_before <= ENERGY_RISE_TOL * energy_before {
                     set_momenta(bodies, &after);
                     return Ok(dv);
@@ -309,7 +357,7 @@ impl Coupler {
             bounce: false,
             ..*contacts
         };
-        self.solve_and_apply(bodies, &inelastic, dt)
+        self.solve_and_apply(bodies, &inelastic, dt, times)
     }
 
     /// Assemble, solve and apply one contact problem (see [`Coupler::solve_lcp`]); counts the
@@ -319,27 +367,31 @@ impl Coupler {
         bodies: &mut [RigidBody],
         contacts: &Contacts,
         dt: f64,
+        times: &mut PhaseTimes,
     ) -> Result<Vec<(u32, DVec3)>> {
-        let (mut problem, slots, bounced) = assemble(bodies, contacts);
+        let (mut problem, slots, bounced) =
+            times.time(Phase::Assemble, || assemble(bodies, contacts));
         if contacts.bounce {
             self.report.bounced = bounced;
         }
-        joints::append_rows(
-            &mut problem,
-            bodies,
-            &dynamic_index(bodies),
-            &self.joints,
-            dt,
-        );
+        times.time(Phase::Joints, || {
+            joints::append_rows(
+                &mut problem,
+                bodies,
+                &dynamic_index(bodies),
+                &self.joints,
+                dt,
+            )
+        });
         self.report.rows = problem.rows.len();
         if problem.rows.is_empty() {
             return Ok(Vec::new());
         }
-        let sol = match self.solver {
+        let sol = times.time(Phase::Lcp, || match self.solver {
             LcpSolverChoice::BlockPivot => lcp::block_pivot(&problem, &self.options),
             LcpSolverChoice::Dantzig => lcp::dantzig(&problem.to_dense(), &self.options),
             LcpSolverChoice::Lemke => lcp::lemke(&problem.to_dense(), &self.options),
-        };
+        });
         let outcome = match &sol {
             Ok(s) if s.is_solved() => None,
             Ok(s) => Some(s.outcome.name().to_string()),
@@ -359,7 +411,7 @@ impl Coupler {
         }
         let sol = sol.expect("checked above");
         self.report.iterations = sol.iterations;
-        Ok(apply(bodies, &problem, &slots, &sol.z))
+        Ok(times.time(Phase::Assemble, || apply(bodies, &problem, &slots, &sol.z)))
     }
 }
 
@@ -379,13 +431,15 @@ fn set_momenta(bodies: &mut [RigidBody], momenta: &[(DVec3, DVec3)]) {
 /// The kinetic energy of the bodies and of the touching liquid particles, these with the
 /// velocity changes `dv` (by slot) added.
 fn kinetic_energy(bodies: &[RigidBody], liquid: &[LiquidTouch], dv: &[(u32, DVec3)]) -> f64 {
-    let mut seen = HashSet::new();
-    let changes: std::collections::HashMap<u32, DVec3> = dv.iter().copied().collect();
+    let slots: Vec<u32> = liquid.iter().map(|t| t.contact.slot).collect();
+    let first = first_of_slot(&slots);
+    let changes = SlotLookup::new(dv.iter().copied());
     let particles: f64 = liquid
         .iter()
-        .filter(|t| seen.insert(t.contact.slot))
-        .map(|t| {
-            let v = t.vel + changes.get(&t.contact.slot).copied().unwrap_or(DVec3::ZERO);
+        .enumerate()
+        .filter(|&(i, _)| first[i] == i)
+        .map(|(_, t)| {
+            let v = t.vel + changes.get(t.contact.slot).unwrap_or(DVec3::ZERO);
             0.5 * v.length_squared() / t.inv_mass
         })
         .sum();

@@ -128,20 +128,104 @@ impl SurfaceIndex {
     }
 }
 
+/// For each of `slots` (in order), the index of the first entry with the same slot: a sort by
+/// (slot, index), not a hash table.
+pub fn first_of_slot(slots: &[u32]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..slots.len()).collect();
+    order.sort_unstable_by_key(|&i| (slots[i], i));
+    let mut first = vec![0; slots.len()];
+    let mut lead = 0;
+    for (k, &i) in order.iter().enumerate() {
+        if k == 0 || slots[i] != slots[order[k - 1]] {
+            lead = i;
+        }
+        first[i] = lead;
+    }
+    first
+}
+
+/// Entries keyed by slot, looked up by binary search; where a slot has several entries, the
+/// last one counts (as a map filled in order would keep).
+#[derive(Debug, Clone, Default)]
+pub struct SlotLookup<T> {
+    /// (slot, entry index, value), sorted by slot then index.
+    sorted: Vec<(u32, usize, T)>,
+}
+
+impl<T: Copy> SlotLookup<T> {
+    /// Index `entries`.
+    pub fn new(entries: impl Iterator<Item = (u32, T)>) -> SlotLookup<T> {
+        let mut sorted: Vec<(u32, usize, T)> =
+            entries.enumerate().map(|(i, (s, v))| (s, i, v)).collect();
+        sorted.sort_unstable_by_key(|e| (e.0, e.1));
+        SlotLookup { sorted }
+    }
+
+    /// The last entry's value for `slot`.
+    pub fn get(&self, slot: u32) -> Option<T> {
+        let end = self.sorted.partition_point(|e| e.0 <= slot);
+        (end > 0 && self.sorted[end - 1].0 == slot).then(|| self.sorted[end - 1].2)
+    }
+}
+
 /// Sum the entries that share a slot (a particle touching two bodies has two), in the order of
 /// each slot's first entry.
 pub fn sum_by_slot(entries: Vec<(u32, DVec3)>) -> Vec<(u32, DVec3)> {
-    let mut first: std::collections::HashMap<u32, usize> =
-        std::collections::HashMap::with_capacity(entries.len());
+    let slots: Vec<u32> = entries.iter().map(|e| e.0).collect();
+    let first = first_of_slot(&slots);
+    // Where each first entry's sum sits in `out`.
+    let mut at = vec![0; entries.len()];
     let mut out: Vec<(u32, DVec3)> = Vec::with_capacity(entries.len());
-    for (slot, d) in entries {
-        match first.get(&slot) {
-            Some(&k) => out[k].1 += d,
-            None => {
-                first.insert(slot, out.len());
-                out.push((slot, d));
-            }
+    for (i, (slot, d)) in entries.into_iter().enumerate() {
+        if first[i] == i {
+            at[i] = out.len();
+            out.push((slot, d));
+        } else {
+            out[at[first[i]]].1 += d;
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn slot_sums_and_lookups_match_a_map_filled_in_order() {
+        // Slots repeating in no order, with values that do not add associatively.
+        let entries: Vec<(u32, DVec3)> = (0..500u32)
+            .map(|i| {
+                let slot = (i * 7919) % 61;
+                (
+                    slot,
+                    DVec3::new(1.0 / (i + 1) as f64, 1e16 * (i % 3) as f64, -0.1),
+                )
+            })
+            .collect();
+        let mut first: HashMap<u32, usize> = HashMap::new();
+        let mut want: Vec<(u32, DVec3)> = Vec::new();
+        for &(slot, d) in &entries {
+            match first.get(&slot) {
+                Some(&k) => want[k].1 += d,
+                None => {
+                    first.insert(slot, want.len());
+                    want.push((slot, d));
+                }
+            }
+        }
+        assert_eq!(sum_by_slot(entries.clone()), want);
+        assert_eq!(want.len(), 61);
+        let slots: Vec<u32> = entries.iter().map(|e| e.0).collect();
+        let firsts = first_of_slot(&slots);
+        for (i, &s) in slots.iter().enumerate() {
+            assert_eq!(firsts[i], slots.iter().position(|&t| t == s).unwrap());
+        }
+        let map: HashMap<u32, DVec3> = entries.iter().copied().collect();
+        let lookup = SlotLookup::new(entries.iter().copied());
+        for slot in 0..70 {
+            assert_eq!(lookup.get(slot), map.get(&slot).copied(), "slot {slot}");
+        }
+    }
 }

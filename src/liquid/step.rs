@@ -54,44 +54,65 @@ impl LiquidSolver {
     /// Sort the particles into the grid and gather their neighbour lists (and bin the body
     /// boundary particles into the same cells).
     pub fn rebuild_neighbours(&mut self, p: &mut Particles) -> Result<()> {
-        self.grid.build(p)?;
-        self.lists.build(&p.pos, &self.grid, self.params.h);
-        self.boundary_grid.build(&self.grid, &self.boundary);
+        self.rebuild_timed(p, &mut PhaseTimes::default())
+    }
+
+    /// [`LiquidSolver::rebuild_neighbours`], the grid and lists timed as `Grid`, the body
+    /// boundary's bins as `Boundary`.
+    fn rebuild_timed(&mut self, p: &mut Particles, times: &mut PhaseTimes) -> Result<()> {
+        times.time(Phase::Grid, || -> Result<()> {
+            self.grid.build(p)?;
+            self.lists.build(&p.pos, &self.grid, self.params.h);
+            Ok(())
+        })?;
+        times.time(Phase::Boundary, || {
+            self.boundary_grid.build(&self.grid, &self.boundary)
+        });
         Ok(())
     }
 
     /// Kernel sums, boundary included, of every slot into `p.rho` and the near buffer;
     /// `built_here`: the particles have not moved since the lists were built, which then hold
-    /// the liquid's part already.
-    fn kernel_sums(&mut self, p: &mut Particles, built_here: bool) {
+    /// the liquid's part already. Timed as `Density`, but the boundary's pass as `Boundary`
+    /// where there are bodies (the walls' table lookups ride in the same pass).
+    fn kernel_sums(&mut self, p: &mut Particles, built_here: bool, times: &mut PhaseTimes) {
         let params = &self.params;
         let b = &mut self.buffers;
-        if built_here {
-            p.rho
-                .par_iter_mut()
-                .zip(b.rho_near.par_iter_mut())
-                .zip(self.lists.sums().par_iter())
-                .for_each(|((r, n), s)| (*r, *n) = (s[0], s[1]));
+        times.time(Phase::Density, || {
+            if built_here {
+                p.rho
+                    .par_iter_mut()
+                    .zip(b.rho_near.par_iter_mut())
+                    .zip(self.lists.sums().par_iter())
+                    .for_each(|((r, n), s)| (*r, *n) = (s[0], s[1]));
+            } else {
+                relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near);
+            }
+        });
+        let phase = if self.boundary_grid.is_empty() {
+            Phase::Density
         } else {
-            relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near);
-        }
-        boundary::add_boundary_sums(
-            &p.pos,
-            &self.grid,
-            params.h,
-            params.walls.as_ref().zip(self.wall_kernel.as_ref()),
-            params.spacing / 2.0,
-            &self.boundary_grid,
-            &mut p.rho,
-            &mut b.rho_near,
-        );
+            Phase::Boundary
+        };
+        times.time(phase, || {
+            boundary::add_boundary_sums(
+                &p.pos,
+                &self.grid,
+                params.h,
+                params.walls.as_ref().zip(self.wall_kernel.as_ref()),
+                params.spacing / 2.0,
+                &self.boundary_grid,
+                &mut p.rho,
+                &mut b.rho_near,
+            )
+        });
     }
 
     /// Bin the particles and compute their kernel sums without moving them (for frame 0).
     pub fn update_densities(&mut self, p: &mut Particles) -> Result<()> {
         self.rebuild_neighbours(p)?;
         self.buffers.resize(p.len());
-        self.kernel_sums(p, true);
+        self.kernel_sums(p, true, &mut PhaseTimes::default());
         Ok(())
     }
 
@@ -105,7 +126,7 @@ impl LiquidSolver {
             return Ok(());
         }
         if self.lists.len() != p.len() {
-            times.time(Phase::Grid, || self.rebuild_neighbours(p))?;
+            self.rebuild_timed(p, times)?;
         }
         let g = self.params.gravity * dt;
         times.time(Phase::Integrate, || {
@@ -121,12 +142,12 @@ impl LiquidSolver {
                 .zip(p.vel.par_iter())
                 .for_each(|(x, v)| *x += *v * dt);
         });
-        times.time(Phase::Grid, || self.rebuild_neighbours(p))?;
+        self.rebuild_timed(p, times)?;
         self.buffers.resize(p.len());
         for pass in 0..self.params.passes {
             let built_here = pass == 0;
+            self.kernel_sums(p, built_here, times);
             times.time(Phase::Density, || {
-                self.kernel_sums(p, built_here);
                 let b = &mut self.buffers;
                 relaxation::pressures(&p.phase, &self.params, &p.rho, &b.rho_near, &mut b.press);
             });

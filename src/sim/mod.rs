@@ -174,8 +174,10 @@ impl Simulation {
     pub fn step(&mut self) -> Result<()> {
         if !self.body_boundary.is_empty() {
             let (b, bodies) = (&self.body_boundary, &self.bodies);
-            self.liquid
-                .place_boundary(&mut |out| b.place(bodies, out))?;
+            let liquid = &mut self.liquid;
+            self.times.time(Phase::Boundary, || {
+                liquid.place_boundary(&mut |out| b.place(bodies, out))
+            })?;
         }
         self.liquid
             .step(self.dt as f32, self.gpu_timing, &mut self.times)?;
@@ -184,9 +186,7 @@ impl Simulation {
         let (dt, g) = (self.dt, self.gravity);
         if let Some(coupler) = self.coupler.as_mut() {
             let (liquid, bodies) = (self.liquid.as_mut(), &mut self.bodies);
-            let result = self
-                .times
-                .time(Phase::Collisions, || coupler.step(liquid, bodies, g, dt));
+            let result = coupler.step_timed(liquid, bodies, g, dt, &mut self.times);
             if let Err(e) = result {
                 self.failed_lcp = coupler.failure.take();
                 return Err(e);
@@ -195,7 +195,9 @@ impl Simulation {
                 self.fallbacks.push((self.steps + 1, f));
             }
             if !coupler.joints.is_empty() {
-                self.joint_peaks.observe(&coupler.joints, &self.bodies);
+                let (peaks, bodies) = (&mut self.joint_peaks, &self.bodies);
+                self.times
+                    .time(Phase::Joints, || peaks.observe(&coupler.joints, bodies));
             }
         }
         self.steps += 1;
