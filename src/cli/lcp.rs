@@ -127,9 +127,9 @@ fn solve(a: SolveArgs) -> Result<()> {
         }
     };
     if a.json {
-        println!("{}", report_json(method, &sol));
+        super::print_out(&format!("{}\n", report_json(method, &sol)))?;
     } else {
-        print!("{}", report_text(method, &sol));
+        super::print_out(&report_text(method, &sol))?;
     }
     if sol.is_solved() {
         Ok(())

@@ -6,6 +6,7 @@
 pub mod body;
 pub mod coupling;
 pub mod joint;
+pub mod limits;
 pub mod liquid;
 pub mod locate;
 pub mod overrides;
@@ -94,13 +95,13 @@ pub fn load(file: &Path, sets: &[String]) -> Result<LoadedScene> {
 pub fn parse(text: String, file: &Path, sets: &[String]) -> Result<LoadedScene> {
     let fix = "see README.md, section 'Scene files', for every key and its type";
     let mut scene: Scene = toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;
+    let mut table: toml::Table =
+        toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;
     if !sets.is_empty() {
-        let mut table: toml::Table =
-            toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;
         for s in sets {
             Override::parse(s)?.apply(&mut table)?;
         }
-        scene = Scene::deserialize(toml::Value::Table(table)).map_err(|e| {
+        scene = Scene::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
             Error::input(format!(
                 "{} with --set {}: {}; fix: {fix}",
                 file.display(),
@@ -109,6 +110,7 @@ pub fn parse(text: String, file: &Path, sets: &[String]) -> Result<LoadedScene> 
             ))
         })?;
     }
+    limits::check_array_lengths(&table, &scene).map_err(|p| p.to_error(file, &text))?;
     validate::validate(&scene).map_err(|p| p.to_error(file, &text))?;
     Ok(LoadedScene {
         scene,

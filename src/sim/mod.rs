@@ -1,6 +1,8 @@
 //! A simulation: the scene's particles and solvers advanced frame by frame.
 pub mod build;
 pub mod energy;
+pub mod footprint;
+pub mod guard;
 pub mod runner;
 
 use crate::backend::Backend;

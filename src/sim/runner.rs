@@ -132,6 +132,7 @@ pub fn run(
     let scene = &loaded.scene;
     let frames = opts.frames.unwrap_or(scene.time.frames);
     let mut sim = Simulation::setup(loaded, opts.backend)?;
+    let guard = super::guard::StateGuard::new(scene, &sim);
     sim.liquid.update_densities()?;
     let run_dir = RunDir::new(&opts.out);
     let mut writer = FrameWriter::new(
@@ -188,11 +189,14 @@ pub fn run(
     };
     progress(&last);
     for frame in 1..=frames {
-        let result = sim.advance_frame().and_then(|_| sim.sync_particles());
+        // A failed step names the step it failed in; a failed state check the last step taken.
+        let result = (sim.advance_frame().and_then(|_| sim.sync_particles()))
+            .map_err(|e| (sim.steps + 1, e))
+            .and_then(|()| guard.check(&sim).map_err(|e| (sim.steps, Error::Run(e))));
         record_fallbacks(&mut sim, &mut writer, log)?;
         writer.manifest.steps = sim.steps;
         writer.manifest.wall_seconds = start.elapsed().as_secs_f64();
-        if let Err(e) = result {
+        if let Err((step, e)) = result {
             writer.finish(false)?;
             let mut replay = String::new();
             if let Some(failure) = sim.failed_lcp.take() {
@@ -203,8 +207,7 @@ pub fn run(
                 );
             }
             return Err(Error::Run(format!(
-                "stopped at step {} (t = {:.6} s, frame {frame}): {e}. Frames 0..{} in {} are intact.{replay}",
-                sim.steps + 1,
+                "stopped at step {step} (t = {:.6} s, frame {frame}): {e}. Frames 0..{} in {} are intact.{replay}",
                 sim.time,
                 frame - 1,
                 opts.out.display()
