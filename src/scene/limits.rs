@@ -157,6 +157,22 @@ pub fn check(scene: &Scene) -> Checked {
             );
         }
     }
+    for (i, b) in scene.liquid.iter().enumerate() {
+        // Overlapping blocks put particles on top of each other: forces blow up and every
+        // neighbour list grows by the overlap's multiplicity.
+        if let Some(j) = scene.liquid[..i]
+            .iter()
+            .position(|a| (0..3).all(|k| a.min[k].max(b.min[k]) < a.max[k].min(b.max[k]) - 1e-9))
+        {
+            return fail(
+                root.key("liquid").index(i).key("min"),
+                format!(
+                    "the block overlaps liquid[{j}]: their particles would sit on top of each other"
+                ),
+                "make the liquid blocks disjoint (they may share faces)",
+            );
+        }
+    }
     for (i, b) in scene.body.iter().enumerate() {
         let p = root.key("body").index(i);
         if !in_range(b.density, DENSITY_RANGE) {
