@@ -361,3 +361,95 @@ fn the_memory_estimate_is_within_20_percent_of_the_peak() {
         );
     }
 }
+
+#[test]
+fn a_set_value_is_blamed_on_the_set_and_shown_as_typed() {
+    let sc = scene("dam_break.toml");
+    for (set, must) in [
+        ("time.fps=nan", "NaN"),
+        ("time.fps=1e400", "inf"),
+        ("liquid.3.spacing=1", "index 3"),
+    ] {
+        let r = common::sphrigid(&["check", sc.to_str().unwrap(), "--set", set]);
+        let (_, err) = text(&r);
+        assert_eq!(r.status.code(), Some(2), "{set}: {err}");
+        assert!(err.contains(set) && err.contains(must), "{set}: {err}");
+        assert!(err.contains("fix:"), "{set}: {err}");
+        assert!(
+            !err.contains("dam_break.toml:"),
+            "{set}: blamed on a line: {err}"
+        );
+    }
+}
+
+#[test]
+fn unreadable_inputs_are_named_without_reading_them_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A scene that is not UTF-8 text.
+    std::fs::write(d.join("bin.toml"), b"gravity = [0, -9.81, 0]\n# \xff\xfe\n").unwrap();
+    let r = common::sphrigid(&["check", d.join("bin.toml").to_str().unwrap()]);
+    let (_, err) = text(&r);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("UTF-8") && !err.contains("check the path"),
+        "{err}"
+    );
+    // A mesh that is a device, read until memory runs out before.
+    std::os::unix::fs::symlink("/dev/zero", d.join("zero.obj")).unwrap();
+    std::fs::write(
+        d.join("z.toml"),
+        "[[body]]\nname = \"z\"\nshape = { type = \"mesh\", path = \"zero.obj\" }\n",
+    )
+    .unwrap();
+    let t0 = Instant::now();
+    let r = common::sphrigid(&["check", d.join("z.toml").to_str().unwrap()]);
+    let (_, err) = text(&r);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not a regular file") && err.contains("fix:"),
+        "{err}"
+    );
+    assert!(t0.elapsed().as_secs_f64() < 10.0);
+}
+
+#[test]
+fn huge_frame_lists_and_dense_problems_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    common::small_run("dam_break.toml", &["time.frames=2"], &out);
+    let r = common::sphrigid(&[
+        "figure",
+        out.to_str().unwrap(),
+        "--frames",
+        "0:1000000000:1",
+        "-o",
+        dir.path().join("fig").to_str().unwrap(),
+    ]);
+    let (_, err) = text(&r);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("no frame 1000000000") && err.contains("fix:"),
+        "{err}"
+    );
+    // 300,000 contacts: a dense matrix of 670 GiB, refused before it is made.
+    let sample = dir.path().join("big.json");
+    let r = common::sphrigid(&[
+        "lcp",
+        "sample",
+        sample.to_str().unwrap(),
+        "--contacts",
+        "300000",
+    ]);
+    assert!(r.status.success(), "{}", text(&r).1);
+    let r = common::sphrigid(&[
+        "lcp",
+        "solve",
+        sample.to_str().unwrap(),
+        "--method",
+        "dantzig",
+    ]);
+    let (_, err) = text(&r);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(err.contains("GiB") && err.contains("block_pivot"), "{err}");
+}
