@@ -215,7 +215,16 @@ pub fn run(
         }
         let time = frame as f64 / scene.time.fps;
         let t0 = Instant::now();
-        write(&mut writer, &mut sim, frame, time)?;
+        write(&mut writer, &mut sim, frame, time).map_err(|e| match e {
+            // A full disk or a vanished directory: say what to do and what was kept.
+            Error::Io { .. } => Error::input(format!(
+                "{e}; fix: free disk space or write elsewhere (--out). Frames 0..{} in {} are \
+                 intact",
+                frame - 1,
+                opts.out.display()
+            )),
+            other => other,
+        })?;
         sim.times.add(crate::timing::Phase::Output, t0.elapsed());
         last = Progress {
             frame,
