@@ -228,15 +228,17 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 "results": results,
             }))
         };
-        println!("{}", v.expect("results serialise"));
-        return Ok(());
+        return super::print_out(&format!("{}\n", v.expect("results serialise")));
     }
-    print_table(&args, &results);
-    Ok(())
+    super::print_out(&table(&args, &results))
 }
 
-fn print_table(args: &BenchArgs, results: &[BenchResult]) {
-    println!(
+/// The results as a text table, one line per backend and size.
+fn table(args: &BenchArgs, results: &[BenchResult]) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
         "scene {}  {} timed steps per run",
         args.scene.display(),
         args.steps
@@ -251,25 +253,27 @@ fn print_table(args: &BenchArgs, results: &[BenchResult]) {
             .take_while(|x| !std::ptr::eq(*x, r))
             .any(|x| x.backend == r.backend)
         {
-            println!("  {what}; phase times: {}", r.phase_timing);
+            let _ = writeln!(o, "  {what}; phase times: {}", r.phase_timing);
         }
     }
     let phases: Vec<&str> = Phase::ALL.iter().map(|p| p.name()).collect();
-    print!(
+    let _ = write!(
+        o,
         "{:>10} {:>7} {:>16} {:>9}",
         "particles", "backend", "particle-steps/s", "ms/step"
     );
     for p in &phases {
-        print!(" {p:>10}");
+        let _ = write!(o, " {p:>10}");
     }
-    println!(" {:>8} {:>14}", "speed-up", "GPU B/particle");
+    let _ = writeln!(o, " {:>8} {:>14}", "speed-up", "GPU B/particle");
     for r in results {
-        print!(
+        let _ = write!(
+            o,
             "{:>10} {:>7} {:>16.3e} {:>9.3}",
             r.particles, r.backend, r.particle_steps_per_s, r.ms_per_step
         );
         for p in &phases {
-            print!(" {:>10.3}", r.phase_ms.get(*p).copied().unwrap_or(0.0));
+            let _ = write!(o, " {:>10.3}", r.phase_ms.get(*p).copied().unwrap_or(0.0));
         }
         let sp = r
             .speedup_vs_cpu
@@ -277,7 +281,11 @@ fn print_table(args: &BenchArgs, results: &[BenchResult]) {
         let bpp = r
             .gpu_bytes_per_particle
             .map_or("-".to_string(), |b| format!("{b:.1}"));
-        println!(" {sp:>8} {bpp:>14}");
+        let _ = writeln!(o, " {sp:>8} {bpp:>14}");
     }
-    println!("  (phase columns: ms per step; output: ms per frame written)");
+    let _ = writeln!(
+        o,
+        "  (phase columns: ms per step; output: ms per frame written)"
+    );
+    o
 }
