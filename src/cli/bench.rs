@@ -330,15 +330,17 @@ pub fn run(args: BenchArgs) -> Result<()> {
                 "results": results,
             }))
         };
-        println!("{}", v.expect("results serialise"));
-        return Ok(());
+        return super::print_out(&format!("{}\n", v.expect("results serialise")));
     }
-    print_table(&args, &results);
-    Ok(())
+    super::print_out(&table(&args, &results))
 }
 
-fn print_table(args: &BenchArgs, results: &[BenchResult]) {
-    println!(
+/// The results as a text table, one line per backend and size.
+fn table(args: &BenchArgs, results: &[BenchResult]) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
         "scene {}  {} timed steps per run{}",
         args.scene.display(),
         args.steps,
@@ -358,7 +360,7 @@ fn print_table(args: &BenchArgs, results: &[BenchResult]) {
             .take_while(|x| !std::ptr::eq(*x, r))
             .any(|x| x.backend == r.backend)
         {
-            println!("  {what}; phase times: {}", r.phase_timing);
+            let _ = writeln!(o, "  {what}; phase times: {}", r.phase_timing);
         }
     }
     // The coupling's columns only where there are bodies.
@@ -371,24 +373,27 @@ fn print_table(args: &BenchArgs, results: &[BenchResult]) {
     if bodies {
         phases.push("coupling");
     }
-    print!(
+    let _ = write!(
+        o,
         "{:>10} {:>7} {:>16} {:>9}",
         "particles", "backend", "particle-steps/s", "ms/step"
     );
     for p in &phases {
-        print!(" {p:>12}");
+        let _ = write!(o, " {p:>12}");
     }
-    println!(
+    let _ = writeln!(
+        o,
         " {:>8} {:>14} {:>14}",
         "speed-up", "CPU B/particle", "GPU B/particle"
     );
     for r in results {
-        print!(
+        let _ = write!(
+            o,
             "{:>10} {:>7} {:>16.3e} {:>9.3}",
             r.particles, r.backend, r.particle_steps_per_s, r.ms_per_step
         );
         for p in &phases {
-            print!(" {:>12.3}", r.phase_ms.get(*p).copied().unwrap_or(0.0));
+            let _ = write!(o, " {:>12.3}", r.phase_ms.get(*p).copied().unwrap_or(0.0));
         }
         let sp = r
             .speedup_vs_cpu
@@ -398,14 +403,16 @@ fn print_table(args: &BenchArgs, results: &[BenchResult]) {
             bytes(r.cpu_bytes_per_particle),
             bytes(r.gpu_bytes_per_particle),
         );
-        println!(" {sp:>8} {cpu:>14} {gpu:>14}");
+        let _ = writeln!(o, " {sp:>8} {cpu:>14} {gpu:>14}");
     }
     if bodies {
-        println!(
+        let _ = writeln!(
+            o,
             "  (phase columns: ms per step; output and rigid_output: ms per frame written; coupling: the sum of boundary to bodies)"
         );
         for r in results {
-            println!(
+            let _ = writeln!(
+                o,
                 "  {} particles, {}: coupling {:.1}% of the liquid's {:.3} ms per step",
                 r.particles,
                 r.backend,
@@ -414,9 +421,14 @@ fn print_table(args: &BenchArgs, results: &[BenchResult]) {
             );
         }
     } else {
-        println!("  (phase columns: ms per step; output: ms per frame written)");
+        let _ = writeln!(
+            o,
+            "  (phase columns: ms per step; output: ms per frame written)"
+        );
     }
-    println!(
+    let _ = writeln!(
+        o,
         "  (CPU B/particle: measured, the peak resident memory that setup and the steps added, over the particles)"
     );
+    o
 }

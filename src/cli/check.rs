@@ -1,7 +1,9 @@
 //! `sphrigid check`: validate a scene and summarise it without running it.
 use crate::backend::Backend;
+use crate::sim::footprint::{self, Footprint};
 use crate::sim::{Simulation, build, cfl};
 use crate::{Result, scene};
+use std::fmt::Write;
 use std::path::PathBuf;
 
 /// Arguments of `sphrigid check`.
@@ -12,6 +14,10 @@ pub struct CheckArgs {
     /// Override a scene value by its dotted path.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
+    /// Refuse a scene whose estimated memory (CPU backend) exceeds this, e.g. 4G (default:
+    /// the memory available).
+    #[arg(long, value_name = "SIZE", value_parser = footprint::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 /// CPU memory per liquid particle, bytes, measured: the peak resident memory that setting up
@@ -33,6 +39,10 @@ pub fn measured_bytes_per_particle(loaded: &scene::LoadedScene) -> Result<Option
 pub fn run(args: CheckArgs) -> Result<()> {
     let loaded = scene::load(&args.scene, &args.set)?;
     let s = &loaded.scene;
+    // Before a particle is made: the count and the memory they need.
+    let fp = Footprint::of(s);
+    fp.guard(&args.scene, Backend::Cpu, args.max_memory)?;
+    let mut o = String::new();
     let liquid = build::liquid(s);
     let (params, particles) = (&liquid.params, &liquid.particles);
     let mass: f64 = particles
@@ -41,23 +51,26 @@ pub fn run(args: CheckArgs) -> Result<()> {
         .map(|&ph| params.phases[ph as usize].mass as f64)
         .fold(0.0, |a, m| a + m);
     let (substeps, dt) = (liquid.substeps, liquid.dt);
-    println!("scene {}: ok", args.scene.display());
-    println!("  liquid blocks      {}", s.liquid.len());
+    let _ = writeln!(o, "scene {}: ok", args.scene.display());
+    let _ = writeln!(o, "  liquid blocks      {}", s.liquid.len());
     if !particles.is_empty() {
-        println!("  particles          {}", particles.len());
-        println!("  total mass         {mass:.6} kg");
-        println!(
+        let _ = writeln!(o, "  particles          {}", particles.len());
+        let _ = writeln!(o, "  total mass         {mass:.6} kg");
+        let _ = writeln!(
+            o,
             "  spacing            {} m (radius {} m)",
             params.spacing,
             params.spacing / 2.0
         );
-        println!("  kernel radius h    {} m", params.h);
-        println!(
+        let _ = writeln!(o, "  kernel radius h    {} m", params.h);
+        let _ = writeln!(
+            o,
             "  rest kernel sum    {:.6} (rho0, measured on the lattice)",
             params.rho0
         );
     }
-    println!(
+    let _ = writeln!(
+        o,
         "  frames             {} at {} fps ({} s)",
         s.time.frames,
         s.time.fps,
@@ -65,30 +78,42 @@ pub fn run(args: CheckArgs) -> Result<()> {
     );
     let stable = liquid.stable_dt;
     if stable.is_finite() {
-        println!(
+        let _ = writeln!(
+            o,
             "  step               {dt:.3e} s, {substeps} per frame (stable step {stable:.3e} s)"
         );
     } else {
-        println!("  step               {dt:.3e} s, {substeps} per frame");
+        let _ = writeln!(o, "  step               {dt:.3e} s, {substeps} per frame");
     }
     if let Some(excess) = cfl::check(&loaded, &liquid) {
         eprintln!("warning: {}", excess.to_error(&loaded));
     }
-    println!(
+    let _ = writeln!(
+        o,
         "  steps in all       {}",
         substeps as u64 * s.time.frames as u64
+    );
+    let _ = writeln!(
+        o,
+        "  memory estimate    {} (CPU backend), {} host + {} GPU (GPU backend), {} per frame on disk",
+        footprint::mib(fp.cpu_bytes),
+        footprint::mib(fp.gpu_host_bytes),
+        footprint::mib(fp.gpu_device_bytes),
+        footprint::mib((particles.len() * 32) as f64)
     );
     let bodies = build::bodies(&loaded, liquid.spacing)?;
     let inside = crate::coupling::inside::inside_bodies(particles, &bodies);
     let removed = inside.iter().filter(|&&f| f).count();
     if removed > 0 {
-        println!(
+        let _ = writeln!(
+            o,
             "  liquid in bodies   {removed} particles start inside a body and are removed at setup"
         );
     }
     for b in &bodies {
         let i = b.inertia.body;
-        println!(
+        let _ = writeln!(
+            o,
             "  body {:13} {} {}, mass {:.6} kg, {} particles (spacing {} m), inertia diag [{:.6e}, {:.6e}, {:.6e}] kg m^2, {}",
             b.name,
             if b.dynamic { "dynamic" } else { "static" },
@@ -107,7 +132,8 @@ pub fn run(args: CheckArgs) -> Result<()> {
     }
     let joints = build::joints(&loaded, &bodies)?;
     for (j, spec) in joints.iter().zip(&s.joint) {
-        println!(
+        let _ = writeln!(
+            o,
             "  joint {:12} {} linking {} and {}, {} rows",
             j.name,
             j.kind.name(),
@@ -117,15 +143,21 @@ pub fn run(args: CheckArgs) -> Result<()> {
         );
     }
     let disk = (particles.len() * 32) as f64 / (1 << 20) as f64;
-    match measured_bytes_per_particle(&loaded)? {
-        Some(b) => println!(
-            "  memory             {:.1} MiB (CPU: {b:.0} B per particle, measured over setup and one step), {disk:.1} MiB per frame on disk",
+    let _ = match measured_bytes_per_particle(&loaded)? {
+        Some(b) => writeln!(
+            o,
+            "  memory measured    {:.1} MiB (CPU: {b:.0} B per particle, over setup and one step), {disk:.1} MiB per frame on disk",
             b * particles.len() as f64 / (1 << 20) as f64
         ),
-        None => println!(
-            "  memory             not measured here (CPU), {disk:.1} MiB per frame on disk"
+        None => writeln!(
+            o,
+            "  memory measured    not here (CPU), {disk:.1} MiB per frame on disk"
         ),
-    }
-    println!("  output             {}", loaded.output_dir(None).display());
-    Ok(())
+    };
+    let _ = writeln!(
+        o,
+        "  output             {}",
+        loaded.output_dir(None).display()
+    );
+    super::print_out(&o)
 }

@@ -50,9 +50,12 @@ pub fn run(args: ExportArgs) -> Result<()> {
             (out, r)
         }
     };
-    for f in &report.files {
-        println!("{}", f.display());
-    }
+    let listing: String = report
+        .files
+        .iter()
+        .map(|f| format!("{}\n", f.display()))
+        .collect();
+    super::print_out(&listing)?;
     eprintln!(
         "exported {} of {} frames to {}",
         report.frames,

@@ -167,9 +167,9 @@ pub fn run(args: InertiaArgs) -> Result<()> {
         );
     }
     if args.json {
-        println!("{}", to_json(&report));
+        super::print_out(&format!("{}\n", to_json(&report)))?;
     } else {
-        print!("{}", table(&report, &args.mesh.display().to_string()));
+        super::print_out(&table(&report, &args.mesh.display().to_string()))?;
     }
     Ok(())
 }

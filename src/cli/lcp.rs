@@ -110,7 +110,22 @@ fn solve(a: SolveArgs) -> Result<()> {
         (p, m) => {
             let dense = match p {
                 ProblemFile::Dense(d) => d.clone(),
-                ProblemFile::Structured(s) => s.to_dense(),
+                ProblemFile::Structured(s) => {
+                    // The dense matrix takes n^2 numbers: refuse one past the memory at hand.
+                    let need = (s.len() as f64).powi(2) * 8.0;
+                    let have = crate::sim::footprint::mem_available().map_or(8e9, |b| b as f64);
+                    if need > 0.5 * have {
+                        return Err(Error::Input(format!(
+                            "{file}: Lemke and Dantzig need the dense matrix of {} rows, {:.1} \
+                             GiB, more than half the memory available ({:.1} GiB); fix: use \
+                             --method block_pivot (or auto) for a structured problem",
+                            s.len(),
+                            need / f64::from(1u32 << 30),
+                            have / f64::from(1u32 << 30)
+                        )));
+                    }
+                    s.to_dense()
+                }
             };
             let use_lemke = m == Method::Lemke || (m == Method::Auto && dense.is_standard());
             if use_lemke {
@@ -127,9 +142,9 @@ fn solve(a: SolveArgs) -> Result<()> {
         }
     };
     if a.json {
-        println!("{}", report_json(method, &sol));
+        super::print_out(&format!("{}\n", report_json(method, &sol)))?;
     } else {
-        print!("{}", report_text(method, &sol));
+        super::print_out(&report_text(method, &sol))?;
     }
     if sol.is_solved() {
         Ok(())

@@ -44,6 +44,21 @@ enum Command {
     Inertia(inertia::InertiaArgs),
 }
 
+/// Write `text` to standard output. A closed pipe (`sphrigid check ... | head -1`) ends the
+/// output quietly; any other failure (a full disk, `> /dev/full`) is an error, exit status 2.
+pub fn print_out(text: &str) -> crate::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(crate::Error::input(format!(
+            "standard output: {e}; fix: write the output where there is room (another disk or \
+             file), or read it through a pipe"
+        ))),
+    }
+}
+
 /// Parse the command line, run the command and map errors to exit statuses.
 pub fn main() -> ExitCode {
     let cli = match Cli::try_parse() {

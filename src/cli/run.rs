@@ -1,6 +1,7 @@
 //! `sphrigid run`: simulate a scene and write its frames, with a progress bar.
 use crate::backend::Backend;
 use crate::output::Claim;
+use crate::sim::footprint::{self, Footprint};
 use crate::sim::runner::{self, Progress, RunOptions};
 use crate::sim::{build, cfl};
 use crate::{Error, Result, scene};
@@ -45,12 +46,17 @@ pub struct RunArgs {
     /// instead of warning.
     #[arg(long)]
     pub strict_cfl: bool,
+    /// Refuse a scene whose estimated memory exceeds this, e.g. 4G (default: the memory
+    /// available).
+    #[arg(long, value_name = "SIZE", value_parser = footprint::parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 /// Run `sphrigid run`.
 pub fn run(args: RunArgs) -> Result<()> {
     let loaded = scene::load(&args.scene, &args.set)?;
     let (backend, why) = Backend::choose(&args.backend)?;
+    Footprint::of(&loaded.scene).guard(&args.scene, backend, args.max_memory)?;
     if let Some(excess) = cfl::check(&loaded, &build::liquid(&loaded.scene)) {
         let e = excess.to_error(&loaded);
         if args.strict_cfl {
@@ -153,12 +159,16 @@ pub fn run(args: RunArgs) -> Result<()> {
         );
     }
     eprintln!(
-        "done: {} frames, {} particles, {} steps in {:.1} s ({:.2}M particle-steps/s); frames in {}",
+        "done: {} frames, {} particles, {} steps in {:.1} s ({:.2}M particle-steps/s){}; frames in {}",
         s.last.frame,
         s.last.particles,
         s.last.steps,
         s.last.elapsed.as_secs_f64(),
         s.last.particle_steps_per_s() / 1e6,
+        footprint::peak_resident().map_or(String::new(), |b| format!(
+            ", peak memory {}",
+            footprint::mib(b as f64)
+        )),
         s.out.display()
     );
     Ok(())

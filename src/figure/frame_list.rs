@@ -32,6 +32,15 @@ pub fn parse(spec: &str, available: &[u32]) -> Result<Vec<u32>> {
                 if stop < start {
                     return Err(bad(format!("range {start}:{stop} runs backwards")));
                 }
+                // Checked before the range is listed: 0:1000000000 must not fill memory.
+                if let Some(&last) = available.last()
+                    && stop > last
+                {
+                    return Err(bad(format!(
+                        "the run has no frame {stop} (its frames: {} to {last})",
+                        available[0]
+                    )));
+                }
                 (start..=stop).step_by(step as usize).collect()
             }
             _ => return Err(bad(format!("'{item}' has too many ':'"))),

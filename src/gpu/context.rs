@@ -39,17 +39,65 @@ fn instance() -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env())
 }
 
+/// Standard error sent to /dev/null while it lives, restored when dropped (a panic included).
+#[cfg(unix)]
+struct MutedStderr {
+    saved: libc::c_int,
+}
+
+#[cfg(unix)]
+impl MutedStderr {
+    /// Mute standard error; `None` where it cannot be (then it stays as it was).
+    fn new() -> Option<MutedStderr> {
+        use std::os::fd::AsRawFd;
+        let null = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/null")
+            .ok()?;
+        // SAFETY: dup and dup2 only copy descriptors: 2, a copy of it that this guard owns,
+        // and /dev/null's, which stays open for the call.
+        let saved = unsafe { libc::dup(2) };
+        if saved < 0 {
+            return None;
+        }
+        // SAFETY: as above.
+        if unsafe { libc::dup2(null.as_raw_fd(), 2) } < 0 {
+            // SAFETY: `saved` is this function's own descriptor.
+            unsafe { libc::close(saved) };
+            return None;
+        }
+        Some(MutedStderr { saved })
+    }
+}
+
+#[cfg(unix)]
+impl Drop for MutedStderr {
+    fn drop(&mut self) {
+        // SAFETY: puts the saved descriptor back on 2 and closes this guard's own copy.
+        unsafe {
+            libc::dup2(self.saved, 2);
+            libc::close(self.saved);
+        }
+    }
+}
+
 /// The adapters of this machine that `kind` accepts, best first (discrete, integrated,
-/// virtual, then CPU implementations).
+/// virtual, then CPU implementations). Standard error is muted while the drivers are asked:
+/// the Vulkan loader and Mesa print notices there ("XDG_RUNTIME_DIR is invalid or not set")
+/// that say nothing about the run.
 pub fn adapters(kind: AdapterKind) -> Vec<wgpu::Adapter> {
-    let mut list: Vec<wgpu::Adapter> =
-        pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()))
-            .into_iter()
-            .filter(|a| {
-                let t = a.get_info().device_type;
-                kind == AdapterKind::Any || t != wgpu::DeviceType::Cpu
-            })
-            .collect();
+    #[cfg(unix)]
+    let muted = MutedStderr::new();
+    let found = pollster::block_on(instance().enumerate_adapters(wgpu::Backends::all()));
+    #[cfg(unix)]
+    drop(muted);
+    let mut list: Vec<wgpu::Adapter> = found
+        .into_iter()
+        .filter(|a| {
+            let t = a.get_info().device_type;
+            kind == AdapterKind::Any || t != wgpu::DeviceType::Cpu
+        })
+        .collect();
     let rank = |t: wgpu::DeviceType| match t {
         wgpu::DeviceType::DiscreteGpu => 0,
         wgpu::DeviceType::IntegratedGpu => 1,

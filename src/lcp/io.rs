@@ -92,6 +92,14 @@ pub fn parse(text: &str, origin: &str) -> Result<ProblemFile> {
             "expected a JSON object with \"M\" and \"q\", or \"rows\"".into(),
         ));
     };
+    if let Some(at) = null_number(&value, "", true) {
+        return Err(bad(format!(
+            "{at} is null: the problem holds a non-finite number (JSON writes NaN and infinity \
+             as null), so it has no solution; fix: this is the problem's fault, not the \
+             solver's: a run's failed_lcp file with nulls comes from an unstable step (raise \
+             time.substeps or lower the stiffness)"
+        )));
+    }
     if obj.contains_key("M") {
         let d: DenseJson = serde_json::from_str(text).map_err(|e| bad(e.to_string()))?;
         dense_from_json(d).map_err(bad).map(ProblemFile::Dense)
@@ -105,6 +113,34 @@ pub fn parse(text: &str, origin: &str) -> Result<ProblemFile> {
             "neither a dense problem (keys \"M\", \"q\") nor a structured one (key \"rows\")"
                 .into(),
         ))
+    }
+}
+
+/// The path of the first `null` that stands where a number must (`rows[3].q`): null is an
+/// infinite bound in `lo` and `hi`, and "none" for `friction`, `particle` and `n`; anywhere
+/// else it is a NaN or an infinity that JSON could not write. `may_be_null` says whether
+/// `value` itself is in such a place.
+fn null_number(value: &serde_json::Value, at: &str, may_be_null: bool) -> Option<String> {
+    use serde_json::Value;
+    match value {
+        Value::Null if !may_be_null => Some(at.to_string()),
+        Value::Array(a) => {
+            // The entries of lo, hi and friction (dense form) may be null too.
+            let leaf = ["lo", "hi", "friction"].contains(&at);
+            a.iter()
+                .enumerate()
+                .find_map(|(i, v)| null_number(v, &format!("{at}[{i}]"), leaf))
+        }
+        Value::Object(o) => o.iter().find_map(|(k, v)| {
+            let optional = ["lo", "hi", "friction", "particle", "n"].contains(&k.as_str());
+            let path = if at.is_empty() {
+                k.clone()
+            } else {
+                format!("{at}.{k}")
+            };
+            null_number(v, &path, optional)
+        }),
+        _ => None,
     }
 }
 
@@ -242,4 +278,50 @@ pub fn save(path: &Path, problem: &ProblemFile) -> Result<()> {
     let tmp = path.with_extension("json.tmp");
     std::fs::write(&tmp, to_json(problem)).map_err(|e| Error::io(&tmp, e))?;
     std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_problem_with_a_nan_reads_back_as_the_problems_fault() {
+        let p = StructuredProblem {
+            body_inv_mass: Vec::new(),
+            particle_inv_mass: vec![1.0],
+            rows: vec![StructuredRow {
+                particle: Some(ParticleTerm {
+                    particle: 0,
+                    n: [0.0, 1.0, 0.0],
+                }),
+                bodies: [None, None],
+                q: f64::NAN,
+                lo: 0.0,
+                hi: f64::INFINITY,
+                friction: None,
+            }],
+        };
+        let text = to_json(&ProblemFile::Structured(p.clone()));
+        let e = parse(&text, "f.json").unwrap_err().to_string();
+        assert!(e.contains("rows[0].q is null"), "{e}");
+        assert!(e.contains("problem's fault") && e.contains("fix:"), "{e}");
+        // Finite, it reads back whole: null in hi is the infinite bound.
+        let good = StructuredProblem {
+            rows: vec![StructuredRow {
+                q: -1.0,
+                ..p.rows[0].clone()
+            }],
+            ..p
+        };
+        let text = to_json(&ProblemFile::Structured(good.clone()));
+        assert_eq!(
+            parse(&text, "f.json").unwrap(),
+            ProblemFile::Structured(good)
+        );
+        let dense = r#"{"M": [[1.0]], "q": [null]}"#;
+        let e = parse(dense, "d.json").unwrap_err().to_string();
+        assert!(e.contains("q[0] is null"), "{e}");
+        let bounds = r#"{"M": [[1.0]], "q": [-1.0], "lo": [null], "hi": [null]}"#;
+        assert!(parse(bounds, "d.json").is_ok());
+    }
 }

@@ -132,8 +132,9 @@ impl Grid {
         let cells = span.x as f64 * span.y as f64 * span.z as f64;
         if cells > MAX_CELLS as f64 {
             return Err(Error::Run(format!(
-                "the liquid has spread over {:.3?} m ({cells:.0} grid cells); give the scene a \
-                 container, or check for an unstable step",
+                "the liquid has spread over {:.3?} m ({cells:.0} grid cells), out of any \
+                 container: the step is unstable; raise time.substeps or lower the stiffness \
+                 (and give the scene a [container] if it has none)",
                 hi - lo
             )));
         }

@@ -92,6 +92,9 @@ pub struct Manifest {
     /// Why an incomplete run stopped, when it was stopped on purpose (a signal).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stopped: Option<String>,
+    /// Why an incomplete run failed (a step that could not be taken, a state past its bounds).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
     /// The step of the last checkpoint (`checkpoint.bin`), which `--resume` continues from.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_step: Option<u64>,

@@ -255,8 +255,29 @@ fn unreadable(path: &Path, e: std::io::Error) -> Error {
     ))
 }
 
+/// The largest mesh file read, bytes.
+pub const MAX_MESH_BYTES: u64 = 512 << 20;
+
 /// Read a PLY or OBJ file, chosen by its extension, without validating it.
 pub fn read(path: &Path) -> Result<TriMesh> {
+    // A device (`/dev/zero`) or a huge file would be read until memory runs out.
+    if let Ok(meta) = std::fs::metadata(path) {
+        if !meta.is_file() {
+            return Err(Error::input(format!(
+                "{}: not a regular file; fix: give the path of a .ply or .obj mesh file",
+                path.display()
+            )));
+        }
+        if meta.len() > MAX_MESH_BYTES {
+            return Err(Error::input(format!(
+                "{}: {:.1} MiB is more than the {} MiB a mesh may take; fix: decimate the mesh \
+                 (a body's particles need far fewer triangles)",
+                path.display(),
+                meta.len() as f64 / 1048576.0,
+                MAX_MESH_BYTES >> 20
+            )));
+        }
+    }
     let ext = path
         .extension()
         .and_then(|e| e.to_str())

@@ -6,8 +6,12 @@ use super::shape::Shape;
 use crate::{Error, Result};
 use glam::{DVec2, DVec3};
 
-/// Most lattice points a sampling may visit.
-pub const MAX_LATTICE_POINTS: usize = 50_000_000;
+/// Most lattice points a sampling may visit (about 70 bytes each at the peak: `inertia
+/// meshes/cube.obj --spacing 0.00014`, 45 million points, reached 3.1 GB).
+pub const MAX_LATTICE_POINTS: usize = 20_000_000;
+
+/// Peak bytes per lattice point of a sampling, measured as above.
+const BYTES_PER_LATTICE_POINT: f64 = 70.0;
 
 /// A cubic lattice of `dims` points at `spacing` starting at `origin`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -214,7 +218,8 @@ pub fn sample(shape: &Shape, spacing: f64, density: f64, source: &str) -> Result
     let points = (ext / spacing + 1.0).to_array().iter().product::<f64>();
     if points > MAX_LATTICE_POINTS as f64 {
         return Err(Error::input(format!(
-            "{source}: spacing {spacing} would need about {points:.0} lattice points (limit {MAX_LATTICE_POINTS}); fix: use a larger spacing"
+            "{source}: spacing {spacing} would need about {points:.0} lattice points, about {:.0} MiB (limit {MAX_LATTICE_POINTS}); fix: use a larger spacing",
+            points * BYTES_PER_LATTICE_POINT / 1048576.0
         )));
     }
     let exact = shape.mass_properties(density);

@@ -254,7 +254,12 @@ impl BodySpec {
                 if !v.is_finite() || v.x * v.y * v.z == 0.0 {
                     return bad(
                         "shape.scale",
-                        format!("{scale:?} is zero or not finite"),
+                        match scale {
+                            Scale::Uniform(s) => format!("{s} is zero or not finite"),
+                            Scale::PerAxis(v) => {
+                                format!("[{}, {}, {}] is zero or not finite", v[0], v[1], v[2])
+                            }
+                        },
                         "give a non-zero scale, e.g. 1.0 or [1, 1, 1]",
                     );
                 }

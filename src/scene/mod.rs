@@ -6,6 +6,7 @@
 pub mod body;
 pub mod coupling;
 pub mod joint;
+pub mod limits;
 pub mod liquid;
 pub mod locate;
 pub mod overrides;
@@ -81,6 +82,12 @@ fn toml_error(file: &Path, text: &str, e: &toml::de::Error, fix: &str) -> Error 
 /// Read, override and validate a scene file.
 pub fn load(file: &Path, sets: &[String]) -> Result<LoadedScene> {
     let text = std::fs::read_to_string(file).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::InvalidData {
+            return Error::input(format!(
+                "{}: the scene is not UTF-8 text; fix: save it as UTF-8 (a TOML file is text)",
+                file.display()
+            ));
+        }
         Error::input(format!(
             "cannot read scene file {}: {e}; fix: check the path (scenes live in scenes/, e.g. scenes/dam_break.toml)",
             file.display()
@@ -94,13 +101,13 @@ pub fn load(file: &Path, sets: &[String]) -> Result<LoadedScene> {
 pub fn parse(text: String, file: &Path, sets: &[String]) -> Result<LoadedScene> {
     let fix = "see README.md, section 'Scene files', for every key and its type";
     let mut scene: Scene = toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;
+    let mut table: toml::Table =
+        toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;
     if !sets.is_empty() {
-        let mut table: toml::Table =
-            toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;
         for s in sets {
             Override::parse(s)?.apply(&mut table)?;
         }
-        scene = Scene::deserialize(toml::Value::Table(table)).map_err(|e| {
+        scene = Scene::deserialize(toml::Value::Table(table.clone())).map_err(|e| {
             Error::input(format!(
                 "{} with --set {}: {}; fix: {fix}",
                 file.display(),
@@ -109,7 +116,24 @@ pub fn parse(text: String, file: &Path, sets: &[String]) -> Result<LoadedScene> 
             ))
         })?;
     }
-    validate::validate(&scene).map_err(|p| p.to_error(file, &text))?;
+    // A problem with a value that a --set gave is blamed on the --set, not the file's line.
+    let blame = |p: Problem| match sets
+        .iter()
+        .filter_map(|s| Override::parse(s).ok())
+        .find(|o| o.path == p.path)
+    {
+        Some(o) => Error::input(format!(
+            "{} with --set {}: {}: {}; fix: {}",
+            file.display(),
+            o.text,
+            p.path,
+            p.problem,
+            p.fix
+        )),
+        None => p.to_error(file, &text),
+    };
+    limits::check_array_lengths(&table, &scene).map_err(blame)?;
+    validate::validate(&scene).map_err(blame)?;
     Ok(LoadedScene {
         scene,
         file: file.to_path_buf(),

@@ -18,19 +18,24 @@ impl Override {
     pub fn parse(text: &str) -> Result<Override> {
         let (key, raw) = text.split_once('=').ok_or_else(|| {
             Error::input(format!(
-                "--set {text}: expected KEY=VALUE, for example --set liquid.0.viscosity.sigma=0.5"
+                "--set {text}: expected KEY=VALUE; fix: write it as, for example, --set liquid.0.viscosity.sigma=0.5"
             ))
         })?;
         let key = key.trim();
         if key.is_empty() || key.split('.').any(|p| p.is_empty()) {
             return Err(Error::input(format!(
-                "--set {text}: the key '{key}' is not a dotted path such as time.frames"
+                "--set {text}: the key '{key}' is not a dotted path; fix: give a path such as time.frames or liquid.0.spacing"
             )));
         }
         let raw = raw.trim();
         let value = match toml::from_str::<toml::Table>(&format!("v = {raw}")) {
             Ok(mut t) => t.remove("v").expect("the table holds the key just parsed"),
-            Err(_) => toml::Value::String(raw.to_string()),
+            // TOML has no float past 1.8e308: `1e400` is a number to Rust (infinite), which the
+            // scene's checks then name, not a string.
+            Err(_) => match raw.parse::<f64>() {
+                Ok(x) => toml::Value::Float(x),
+                Err(_) => toml::Value::String(raw.to_string()),
+            },
         };
         Ok(Override {
             path: KeyPath::parse_dotted(key),
@@ -41,7 +46,15 @@ impl Override {
 
     /// Put the value into the scene's table, creating tables on the way as needed.
     pub fn apply(&self, root: &mut toml::Table) -> Result<()> {
-        let fail = |why: String| Error::input(format!("--set {}: {why}", self.text));
+        let fail = |why: String| {
+            let fix = if why.contains("fix:") {
+                ""
+            } else {
+                "; fix: give the dotted path of a scene key (README.md, section 'Scene files'), \
+                 e.g. liquid.0.spacing"
+            };
+            Error::input(format!("--set {}: {why}{fix}", self.text))
+        };
         let parts = &self.path.0;
         let mut cur: &mut toml::Value = {
             let PathPart::Key(first) = &parts[0] else {

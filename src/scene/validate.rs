@@ -55,5 +55,5 @@ pub fn validate(scene: &Scene) -> Checked {
             );
         }
     }
-    Ok(())
+    super::limits::check(scene)
 }

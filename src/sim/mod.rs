@@ -3,6 +3,8 @@ pub mod build;
 pub mod cfl;
 pub mod checkpoint;
 pub mod energy;
+pub mod footprint;
+pub mod guard;
 pub mod outputs;
 pub mod runner;
 

@@ -115,6 +115,7 @@ pub fn initial_manifest(
         substeps: sim.substeps,
         complete: false,
         stopped: None,
+        failed: None,
         checkpoint_step: None,
         steps: 0,
         wall_seconds: 0.0,
@@ -207,6 +208,7 @@ pub fn run(
     let hash = scene_hash(scene);
     let at = resumed.as_ref().map(|c| (c.frame, c.steps, c.wall_seconds));
     let mut sim = Simulation::setup_from(loaded, opts.backend, resumed.clone())?;
+    let guard = super::guard::StateGuard::new(scene, &sim);
     let manifest = initial_manifest(loaded, &sim, opts.backend, frames);
     let mut out = RunOutputs::open(&run_dir, &sim, manifest, scene.time.fps, resumed.as_ref())?;
     drop(resumed);
@@ -265,11 +267,16 @@ pub fn run(
                 break;
             }
         }
-        let result = result.and_then(|_| sim.sync_particles());
+        // A failed step names the step it failed in; a failed state check the last step taken.
+        let result = result
+            .and_then(|_| sim.sync_particles())
+            .map_err(|e| (sim.steps + 1, e))
+            .and_then(|()| guard.check(&sim).map_err(|e| (sim.steps, Error::Run(e))));
         record_fallbacks(&mut sim, &mut out.writer, log)?;
         out.writer.manifest.steps = sim.steps;
         out.writer.manifest.wall_seconds = wall_before + start.elapsed().as_secs_f64();
-        if let Err(e) = result {
+        if let Err((step, e)) = result {
+            out.writer.manifest.failed = Some(format!("step {step}: {e}"));
             out.writer.finish(false)?;
             let mut replay = String::new();
             if let Some(failure) = sim.failed_lcp.take() {
@@ -280,8 +287,7 @@ pub fn run(
                 );
             }
             return Err(Error::Run(format!(
-                "stopped at step {} (t = {:.6} s, frame {frame}): {e}. Frames 0..{} in {} are intact.{replay}",
-                sim.steps + 1,
+                "stopped at step {step} (t = {:.6} s, frame {frame}): {e}. Frames 0..{} in {} are intact.{replay}",
                 sim.time,
                 frame - 1,
                 opts.out.display()
@@ -295,7 +301,17 @@ pub fn run(
                 out.writer.manifest.checkpoint_step = Some(sim.steps);
             }
             let t0 = Instant::now();
-            out.write_frame(&mut sim, frame, time)?;
+            out.write_frame(&mut sim, frame, time)
+                .map_err(|e| match e {
+                    // A full disk or a vanished directory: say what to do and what was kept.
+                    Error::Io { .. } => Error::input(format!(
+                        "{e}; fix: free disk space or write elsewhere (--out). Frames 0..{} in {} \
+                     are intact",
+                        frame - 1,
+                        opts.out.display()
+                    )),
+                    other => other,
+                })?;
             if due {
                 save(&sim, &out, frame)?;
             }

@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests: scenes from text, running the binary.
 #![allow(dead_code)]
+pub mod scan;
+
 use sphrigid::scene::{self, LoadedScene};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
