@@ -5,7 +5,7 @@
 //! the search for liquid particles near the bodies, and the coupling's impulses and
 //! push-outs. Nothing here knows a backend; backends import this module, not the reverse.
 use super::boundary::BoundaryParticles;
-use super::neighbours::NeighbourLists;
+use super::neighbours::PackedLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use crate::Result;
@@ -58,7 +58,7 @@ pub enum Carried {
     #[default]
     Nothing,
     /// The CPU's neighbour lists of the last step's relaxation, which viscosity reuses.
-    Lists(NeighbourLists),
+    Lists(PackedLists),
     /// A device's grid of the last step: each slot's cell and each cell's first slot (one
     /// more than the cells), which viscosity walks.
     Grid {

@@ -2,11 +2,12 @@
 //! particles it steps, which live on the host.
 use super::backend::{BodyReach, Carried, Liquid, NearBody};
 use super::boundary::BoundaryParticles;
+use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use super::step::LiquidSolver;
-use crate::Result;
 use crate::timing::{PhaseTimes, Timing};
+use crate::{Error, Result};
 use glam::{DVec3, Vec3A};
 use rayon::prelude::*;
 
@@ -94,12 +95,14 @@ impl Liquid for CpuLiquid {
     }
 
     fn carried(&self) -> Result<Carried> {
-        Ok(Carried::Lists(self.solver.lists.clone()))
+        Ok(Carried::Lists(self.solver.lists.pack()))
     }
 
     fn restore_carried(&mut self, carried: Carried) -> Result<()> {
         if let Carried::Lists(lists) = carried {
-            self.solver.lists = lists;
+            self.solver.lists = NeighbourLists::unpack(lists).ok_or_else(|| {
+                Error::Run("the checkpoint's neighbour lists do not fit together".into())
+            })?;
         }
         Ok(())
     }

@@ -9,6 +9,26 @@ use super::grid::Grid;
 use glam::Vec3A;
 use rayon::prelude::*;
 
+/// Neighbour lists without their reserve: what a checkpoint keeps of them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PackedLists {
+    /// The entries reserved per slot.
+    pub stride: usize,
+    /// Each slot's neighbour count.
+    pub count: Vec<u32>,
+    /// The neighbours of one slot after another.
+    pub packed: Vec<u32>,
+}
+
+impl PackedLists {
+    /// Whether the parts fit together: no count above the stride, as many neighbours as
+    /// counted.
+    pub fn fits(&self) -> bool {
+        let total: usize = self.count.iter().map(|&c| c as usize).sum();
+        total == self.packed.len() && self.count.iter().all(|&c| c as usize <= self.stride)
+    }
+}
+
 /// Neighbour slots of every slot, in grid order, `stride` entries reserved per particle.
 #[derive(Debug, Clone, Default)]
 pub struct NeighbourLists {
@@ -58,21 +78,31 @@ impl NeighbourLists {
         self.count.iter().copied().max().unwrap_or(0) as usize
     }
 
-    /// The lists packed for a checkpoint: the stride reserved, each slot's count, and the
-    /// neighbours of one slot after another. The distances and kernel sums are left out: the
+    /// The lists packed for a checkpoint. The distances and kernel sums are left out: the
     /// next step rebuilds them before it reads them (only the viscosity walks the old lists).
-    pub fn pack(&self) -> (usize, Vec<u32>, Vec<u32>) {
-        let packed = (0..self.len()).flat_map(|i| self.of(i).iter().copied());
-        (self.stride, self.count.clone(), packed.collect())
+    pub fn pack(&self) -> PackedLists {
+        let mut packed = Vec::with_capacity(self.count.iter().map(|&c| c as usize).sum());
+        for i in 0..self.len() {
+            packed.extend_from_slice(self.of(i));
+        }
+        PackedLists {
+            stride: self.stride,
+            count: self.count.clone(),
+            packed,
+        }
     }
 
     /// The lists that [`NeighbourLists::pack`] gave these parts of; `None` when the parts do
     /// not fit together (a count above the stride, or not as many neighbours as counted).
-    pub fn unpack(stride: usize, count: Vec<u32>, packed: &[u32]) -> Option<NeighbourLists> {
-        let total: usize = count.iter().map(|&c| c as usize).sum();
-        if total != packed.len() || count.iter().any(|&c| c as usize > stride) {
+    pub fn unpack(lists: PackedLists) -> Option<NeighbourLists> {
+        if !lists.fits() {
             return None;
         }
+        let PackedLists {
+            stride,
+            count,
+            packed,
+        } = lists;
         let mut idx = vec![0u32; count.len() * stride];
         let mut at = 0;
         for (i, &c) in count.iter().enumerate() {

@@ -62,10 +62,15 @@ impl Footprint {
         // neighbours within the kernel radius (a ball of `ratio` spacings) and a third more.
         let ball = 4.0 / 3.0 * std::f64::consts::PI * ratio.powi(3);
         let stride = (1.3 * ball / 16.0).ceil().max(3.0) * 16.0;
-        let neighbours = 4.0 * (stride + 1.0);
+        // Per slot: the reserved indices and distances, the count and the two kernel sums.
+        let neighbours = 8.0 * stride + 12.0;
+        // A checkpoint at the end of a frame holds, at once, the lists packed (a neighbour
+        // each, about a ball's worth, and a count), three position-sized copies of 12 bytes
+        // and the file's bytes (those lists again and 56 bytes of particle arrays).
+        let checkpoint = 8.0 * ball + 8.0 + 36.0 + 56.0;
         Footprint {
             particles,
-            cpu_bytes: BASE_BYTES + particles * (CPU_BYTES_PER_PARTICLE + neighbours),
+            cpu_bytes: BASE_BYTES + particles * (CPU_BYTES_PER_PARTICLE + neighbours + checkpoint),
             gpu_host_bytes: BASE_BYTES + particles * GPU_HOST_BYTES_PER_PARTICLE,
             gpu_device_bytes: particles * GPU_DEVICE_BYTES_PER_PARTICLE,
         }

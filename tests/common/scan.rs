@@ -23,12 +23,19 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The first non-finite number in a file a run wrote, as `file: what`: a NaN or infinite
-/// float of a binary PLY's vertices, or a `NaN`/`inf` token of a text file (CSV, JSON).
+/// float of a binary PLY's vertices, a JSON file that is not JSON (a bare `NaN` token; its
+/// strings are words, such as the manifest's reason for a failure), or a `NaN`/`inf` token of
+/// another text file (CSV).
 pub fn first_non_finite(path: &Path) -> Option<String> {
     let bytes = std::fs::read(path).ok()?;
     let name = path.display();
     if path.extension().is_some_and(|e| e == "ply") {
         return ply_non_finite(&bytes).map(|w| format!("{name}: {w}"));
+    }
+    if path.extension().is_some_and(|e| e == "json") {
+        return serde_json::from_slice::<serde_json::Value>(&bytes)
+            .err()
+            .map(|e| format!("{name}: not JSON ({e})"));
     }
     let text = String::from_utf8_lossy(&bytes);
     text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '.' || c == '-' || c == '+'))
