@@ -151,7 +151,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         ),
         None => writeln!(
             o,
-            "  memory measured    not here (CPU), {disk:.1} MiB per frame on disk"
+            "  memory measured    none per particle (no liquid, or a system without /proc), {disk:.1} MiB per frame on disk"
         ),
     };
     let _ = writeln!(
