@@ -36,6 +36,18 @@ fn in_range(v: f64, (lo, hi): (f64, f64)) -> bool {
     v.is_finite() && v >= lo && v <= hi
 }
 
+/// An initial velocity, of liquid or a body at `p`, no faster than [`MAX_SPEED`].
+fn initial_speed(p: &KeyPath, velocity: &[f64; 3]) -> Checked {
+    if norm(velocity) > MAX_SPEED {
+        return fail(
+            p.key("velocity"),
+            format!("{:?} is faster than {MAX_SPEED:e} m/s", velocity.map(Shown)),
+            "give a velocity in m/s",
+        );
+    }
+    Ok(())
+}
+
 /// Check the limits of a scene whose tables have passed their own checks.
 pub fn check(scene: &Scene) -> Checked {
     let root = KeyPath::new();
@@ -146,16 +158,7 @@ pub fn check(scene: &Scene) -> Checked {
                 );
             }
         }
-        if norm(&b.velocity) > MAX_SPEED {
-            return fail(
-                p.key("velocity"),
-                format!(
-                    "{:?} is faster than {MAX_SPEED:e} m/s",
-                    b.velocity.map(Shown)
-                ),
-                "give a velocity in m/s",
-            );
-        }
+        initial_speed(&p, &b.velocity)?;
     }
     for (i, b) in scene.liquid.iter().enumerate() {
         // Overlapping blocks put particles on top of each other: forces blow up and every
@@ -187,16 +190,7 @@ pub fn check(scene: &Scene) -> Checked {
                 "give a density in kg/m^3, e.g. 1000",
             );
         }
-        if norm(&b.velocity) > MAX_SPEED {
-            return fail(
-                p.key("velocity"),
-                format!(
-                    "{:?} is faster than {MAX_SPEED:e} m/s",
-                    b.velocity.map(Shown)
-                ),
-                "give a velocity in m/s",
-            );
-        }
+        initial_speed(&p, &b.velocity)?;
         if norm(&b.angular_velocity) > MAX_ANGULAR_SPEED {
             return fail(
                 p.key("angular_velocity"),
