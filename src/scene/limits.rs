@@ -36,6 +36,23 @@ fn in_range(v: f64, (lo, hi): (f64, f64)) -> bool {
     v.is_finite() && v >= lo && v <= hi
 }
 
+/// A density, of liquid or a body at `p`, within [`DENSITY_RANGE`]; `fix` says what to give.
+fn density(p: &KeyPath, density: f64, fix: &str) -> Checked {
+    if !in_range(density, DENSITY_RANGE) {
+        return fail(
+            p.key("density"),
+            format!(
+                "{} kg/m^3 is outside [{}, {}]",
+                Shown(density),
+                Shown(DENSITY_RANGE.0),
+                Shown(DENSITY_RANGE.1)
+            ),
+            fix,
+        );
+    }
+    Ok(())
+}
+
 /// An initial velocity, of liquid or a body at `p`, no faster than [`MAX_SPEED`].
 fn initial_speed(p: &KeyPath, velocity: &[f64; 3]) -> Checked {
     if norm(velocity) > MAX_SPEED {
@@ -134,18 +151,11 @@ pub fn check(scene: &Scene) -> Checked {
                 "use a kernel radius of 2 to 3 spacings",
             );
         }
-        if !in_range(b.density, DENSITY_RANGE) {
-            return fail(
-                p.key("density"),
-                format!(
-                    "{} kg/m^3 is outside [{}, {}]",
-                    Shown(b.density),
-                    Shown(DENSITY_RANGE.0),
-                    Shown(DENSITY_RANGE.1)
-                ),
-                "give a rest density in kg/m^3, for example 1000",
-            );
-        }
+        density(
+            &p,
+            b.density,
+            "give a rest density in kg/m^3, for example 1000",
+        )?;
         for (key, v) in [
             ("stiffness", b.stiffness),
             ("near_stiffness", b.near_stiffness),
@@ -178,18 +188,7 @@ pub fn check(scene: &Scene) -> Checked {
     }
     for (i, b) in scene.body.iter().enumerate() {
         let p = root.key("body").index(i);
-        if !in_range(b.density, DENSITY_RANGE) {
-            return fail(
-                p.key("density"),
-                format!(
-                    "{} kg/m^3 is outside [{}, {}]",
-                    Shown(b.density),
-                    Shown(DENSITY_RANGE.0),
-                    Shown(DENSITY_RANGE.1)
-                ),
-                "give a density in kg/m^3, e.g. 1000",
-            );
-        }
+        density(&p, b.density, "give a density in kg/m^3, e.g. 1000")?;
         initial_speed(&p, &b.velocity)?;
         if norm(&b.angular_velocity) > MAX_ANGULAR_SPEED {
             return fail(
