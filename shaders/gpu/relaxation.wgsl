@@ -1,5 +1,6 @@
 // Double-density relaxation in gather (Jacobi) form: each particle sums its own displacement
-// dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij.
+// dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij,
+// plus the walls' push: their ghosts carry the particle's own pressures (WallKernel::push).
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> cell_of: array<u32>;
@@ -7,6 +8,21 @@
 @group(0) @binding(4) var<storage, read_write> phases: array<Phase>;
 @group(0) @binding(5) var<storage, read_write> press: array<vec2<f32>>;
 @group(0) @binding(6) var<storage, read_write> pos_out: array<vec4<f32>>;
+@group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
+
+// The walls' push sums at distance y from a wall plane: the second half of the table, after
+// the kernel sums' wall_samples + 1 entries (as WallKernel::push_at).
+fn wall_push_at(y: f32) -> vec2<f32> {
+    let t = (max(y, 0.0) / P.h) * f32(P.wall_samples);
+    if (t >= f32(P.wall_samples)) {
+        return vec2<f32>(0.0);
+    }
+    let k = u32(t);
+    let f = t - f32(k);
+    let a = wall_table[P.wall_samples + 1u + k];
+    let b = wall_table[P.wall_samples + 2u + k];
+    return a + (b - a) * f;
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -51,5 +67,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             acc = acc - r * (mag * w / d);
         }
     }
-    pos_out[i] = vec4<f32>(xi + acc * (P.dt * P.dt), pi.w);
+    var dx = acc * (P.dt * P.dt);
+    if (P.has_walls != 0u) {
+        var push = vec3<f32>(0.0);
+        for (var ax = 0u; ax < 3u; ax = ax + 1u) {
+            let ylo = xi[ax] - P.wall_lo[ax] + P.half_spacing;
+            if (ylo < P.h) {
+                let g = wall_push_at(ylo);
+                push[ax] = push[ax] + (pr.x * g.x + pr.y * g.y);
+            }
+            let yhi = P.wall_hi[ax] + P.half_spacing - xi[ax];
+            if (yhi < P.h) {
+                let g = wall_push_at(yhi);
+                push[ax] = push[ax] - (pr.x * g.x + pr.y * g.y);
+            }
+        }
+        dx = dx + push * (P.dt * P.dt);
+    }
+    pos_out[i] = vec4<f32>(xi + dx, pi.w);
 }

@@ -103,7 +103,8 @@ pub struct LiquidBuffers {
     pub flags: wgpu::Buffer,
     /// Per-phase constants.
     pub phases: wgpu::Buffer,
-    /// The walls' kernel-sum table, `[f32; 2]` per entry (16 bytes unused without walls).
+    /// The walls' kernel-sum table then their push table, `[f32; 2]` per entry (16 bytes
+    /// unused without walls).
     pub wall_table: wgpu::Buffer,
     /// The uniform `Params`.
     pub params: wgpu::Buffer,

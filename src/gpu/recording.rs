@@ -148,6 +148,7 @@ impl GpuLiquidSolver {
             &b.phases,
             &b.press,
             &b.pos[1 - c.pos],
+            &b.wall_table,
             self.n,
         );
         Cursor {

@@ -1,6 +1,7 @@
 //! Relaxation displacements (shaders/gpu/relaxation.wgsl), gathered per particle (Jacobi) into
-//! the other position buffer.
+//! the other position buffer, with the walls' push from the second half of their table.
 use super::kernel::Kernel;
+use crate::liquid::boundary::{self, WallKernel};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, relaxation};
@@ -18,7 +19,7 @@ impl Relaxation {
     pub fn new(device: &wgpu::Device) -> Relaxation {
         let src = include_str!("../../shaders/gpu/relaxation.wgsl");
         Relaxation {
-            kernel: Kernel::new(device, "relaxation", src, true, 6, &["main"]),
+            kernel: Kernel::new(device, "relaxation", src, true, 7, &["main"]),
         }
     }
 
@@ -35,18 +36,19 @@ impl Relaxation {
         phases: &wgpu::Buffer,
         press: &wgpu::Buffer,
         pos_out: &wgpu::Buffer,
+        wall_table: &wgpu::Buffer,
         n: u32,
     ) {
         let g = self.kernel.bind(
             device,
             params,
-            &[pos, cell_of, cell_start, phases, press, pos_out],
+            &[pos, cell_of, cell_start, phases, press, pos_out, wall_table],
         );
         self.kernel.dispatch(pass, "main", &g, n);
     }
 }
 
-/// CPU twin: the CPU backend's displacements over the same grid, applied.
+/// CPU twin: the CPU backend's displacements over the same grid, the walls' push added, applied.
 pub fn cpu_twin(
     pos: &[Vec3A],
     phase: &[u32],
@@ -59,6 +61,10 @@ pub fn cpu_twin(
     lists.build(pos, grid, params.h);
     let mut dx = vec![Vec3A::ZERO; pos.len()];
     relaxation::displacements(pos, phase, &lists, params, press, dt, true, &mut dx);
+    if let Some(w) = &params.walls {
+        let k = WallKernel::new(params.spacing, params.h);
+        boundary::add_wall_push(pos, press, w, &k, params.spacing / 2.0, dt, &mut dx);
+    }
     let mut out = pos.to_vec();
     relaxation::apply_displacements(&mut out, &dx);
     out

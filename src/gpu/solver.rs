@@ -98,11 +98,18 @@ impl GpuLiquidSolver {
             n as u64,
             ncells as u64,
             params.phases.len().max(1) as u64,
-            wall_kernel.as_ref().map_or(0, |k| k.table.len() as u64),
+            wall_kernel
+                .as_ref()
+                .map_or(0, |k| (k.table.len() + k.push_table.len()) as u64),
         )?;
         if let Some(k) = &wall_kernel {
             ctx.queue
                 .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
+            ctx.queue.write_buffer(
+                &bufs.wall_table,
+                std::mem::size_of_val(k.table.as_slice()) as u64,
+                bytemuck::cast_slice(&k.push_table),
+            );
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
         let device = &ctx.device;

@@ -6,7 +6,10 @@
 //! Walls: the sums of a cubic lattice of ghost particles filling the half-space beyond the
 //! wall, laterally aligned with the particle, tabulated by the particle's distance from the
 //! wall plane. An interior particle of the initial lattice next to a wall then sums exactly to
-//! the rest density. Bodies: their particles within the kernel radius, weighted by their
+//! the rest density. The ghosts also push in the relaxation ([`WallKernel::push`]): each
+//! mirrors the particle's own pressure and near pressure (Adami et al. 2012 style), so a
+//! particle at a wall gets the displacement away from it that the same liquid beyond the wall
+//! would give, and a row at the wall is held as an interior row is. Bodies: their particles within the kernel radius, weighted by their
 //! volume relative to a liquid particle's, binned into the liquid grid's cells
 //! ([`BoundaryGrid`]) and gathered by each liquid particle from the 27 cells around it.
 use super::grid::Grid;
@@ -17,21 +20,25 @@ use rayon::prelude::*;
 /// Table entries of [`WallKernel`] over distances `[0, h]`.
 pub const WALL_TABLE_SAMPLES: usize = 64;
 
-/// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of the ghost matter beyond a wall, tabulated
-/// by the distance of the particle's centre from the wall plane.
+/// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of the ghost matter beyond a wall, and its
+/// push sums `(sum (1-q) z/r, sum (1-q)^2 z/r)` (`z` a ghost's depth below the particle along
+/// the wall's normal), tabulated by the distance of the particle's centre from the wall plane.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallKernel {
-    /// Sums at distances `k h / WALL_TABLE_SAMPLES`, `k = 0..=WALL_TABLE_SAMPLES`.
+    /// Kernel sums at distances `k h / WALL_TABLE_SAMPLES`, `k = 0..=WALL_TABLE_SAMPLES`.
     pub table: Vec<[f32; 2]>,
+    /// Push sums at the same distances.
+    pub push_table: Vec<[f32; 2]>,
     /// Kernel radius, m.
     pub h: f32,
 }
 
 /// The ghost lattice's sums at distance `y` from the wall plane for spacing `d`, radius `h`:
-/// layers at `y + (k + 1/2) d`, each a square lattice centred under the particle.
-pub fn ghost_sums(y: f64, d: f64, h: f64) -> [f64; 2] {
+/// layers at `y + (k + 1/2) d`, each a square lattice centred under the particle. Returns the
+/// kernel sums `(sum (1-q)^2, sum (1-q)^3)` and the push sums `(sum (1-q) z/r, sum (1-q)^2 z/r)`.
+pub fn ghost_sums(y: f64, d: f64, h: f64) -> [f64; 4] {
     let n = (h / d).ceil() as i64;
-    let (mut s, mut sn) = (0.0, 0.0);
+    let (mut s, mut sn, mut g, mut gn) = (0.0, 0.0, 0.0, 0.0);
     let mut k = 0;
     loop {
         let z = y + (k as f64 + 0.5) * d;
@@ -45,38 +52,76 @@ pub fn ghost_sums(y: f64, d: f64, h: f64) -> [f64; 2] {
                 if a > 0.0 {
                     s += a * a;
                     sn += a * a * a;
+                    g += a * z / r;
+                    gn += a * a * z / r;
                 }
             }
         }
         k += 1;
     }
-    [s, sn]
+    [s, sn, g, gn]
 }
 
 impl WallKernel {
     /// The table for liquid spacing `spacing` and kernel radius `h`.
     pub fn new(spacing: f32, h: f32) -> WallKernel {
-        let table = (0..=WALL_TABLE_SAMPLES)
+        let sums: Vec<[f64; 4]> = (0..=WALL_TABLE_SAMPLES)
             .map(|k| {
                 let y = h as f64 * k as f64 / WALL_TABLE_SAMPLES as f64;
-                ghost_sums(y, spacing as f64, h as f64).map(|v| v as f32)
+                ghost_sums(y, spacing as f64, h as f64)
             })
             .collect();
-        WallKernel { table, h }
+        WallKernel {
+            table: sums.iter().map(|s| [s[0] as f32, s[1] as f32]).collect(),
+            push_table: sums.iter().map(|s| [s[2] as f32, s[3] as f32]).collect(),
+            h,
+        }
     }
 
-    /// The sums at distance `y` from the wall plane (linear between table entries; a particle
-    /// past the plane counts as on it).
+    /// The kernel sums at distance `y` from the wall plane (linear between table entries; a
+    /// particle past the plane counts as on it).
     #[inline]
     pub fn at(&self, y: f32) -> [f32; 2] {
+        self.lookup(&self.table, y)
+    }
+
+    /// The push sums at distance `y` from the wall plane, as [`WallKernel::at`].
+    #[inline]
+    pub fn push_at(&self, y: f32) -> [f32; 2] {
+        self.lookup(&self.push_table, y)
+    }
+
+    #[inline]
+    fn lookup(&self, table: &[[f32; 2]], y: f32) -> [f32; 2] {
         let t = (y.max(0.0) / self.h) * WALL_TABLE_SAMPLES as f32;
         if t >= WALL_TABLE_SAMPLES as f32 {
             return [0.0; 2];
         }
         let k = t as usize;
         let f = t - k as f32;
-        let (a, b) = (self.table[k], self.table[k + 1]);
+        let (a, b) = (table[k], table[k + 1]);
         [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f]
+    }
+
+    /// The walls' push on a particle at `x` with pressure and near pressure `press`, per
+    /// `dt^2`: the sum of the relaxation's pair terms with its ghosts, each ghost carrying
+    /// the particle's own pressures, `n (P g + P_near g_near)` for every wall within `h` (`n`
+    /// the wall's inward normal, `g`, `g_near` its push sums).
+    #[inline]
+    pub fn push(&self, walls: &Walls, half_spacing: f32, x: Vec3A, press: [f32; 2]) -> Vec3A {
+        let mut out = Vec3A::ZERO;
+        for a in 0..3 {
+            for (y, sign) in [
+                (x[a] - walls.lo[a] + half_spacing, 1.0),
+                (walls.hi[a] + half_spacing - x[a], -1.0),
+            ] {
+                if y < self.h {
+                    let [g, gn] = self.push_at(y);
+                    out[a] += sign * (press[0] * g + press[1] * gn);
+                }
+            }
+        }
+        out
     }
 
     /// The sums of all six walls at position `x`. `walls.lo`/`hi` are the planes that particle
@@ -268,6 +313,23 @@ pub fn add_boundary_sums(
         });
 }
 
+/// Add the walls' push ([`WallKernel::push`]) times `dt^2` to the relaxation displacements
+/// `dx` of every slot at `pos` with pressures `press`.
+pub fn add_wall_push(
+    pos: &[Vec3A],
+    press: &[[f32; 2]],
+    walls: &Walls,
+    kernel: &WallKernel,
+    half_spacing: f32,
+    dt: f32,
+    dx: &mut [Vec3A],
+) {
+    let dt2 = dt * dt;
+    dx.par_iter_mut().enumerate().for_each(|(i, d)| {
+        *d += kernel.push(walls, half_spacing, pos[i], press[i]) * dt2;
+    });
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -298,10 +360,53 @@ mod tests {
                     }
                 }
             }
-            let [g, gn] = ghost_sums(0.5 * d, d, h);
+            let [g, gn, ..] = ghost_sums(0.5 * d, d, h);
             assert!((own + g - full).abs() < 1e-12, "ratio {ratio}");
             assert!((own_near + gn - full_near).abs() < 1e-12, "ratio {ratio}");
         }
+    }
+
+    #[test]
+    fn ghost_push_balances_the_row_above_at_uniform_pressure() {
+        // A first-row lattice particle at uniform pressure: the ghosts push it away from the
+        // wall exactly as hard as its own liquid's layers above push it towards the wall.
+        for ratio in [1.5f64, 2.0, 2.5, 3.0] {
+            let n = ratio.ceil() as i64;
+            let (mut up, mut up_near) = (0.0, 0.0);
+            for i in -n..=n {
+                for j in -n..=n {
+                    for k in 1..=n {
+                        let r = ((i * i + j * j + k * k) as f64).sqrt();
+                        let a = 1.0 - r / ratio;
+                        if a > 0.0 {
+                            up += a * k as f64 / r;
+                            up_near += a * a * k as f64 / r;
+                        }
+                    }
+                }
+            }
+            let [.., g, gn] = ghost_sums(0.5, 1.0, ratio);
+            assert!(up > 0.1, "ratio {ratio}: no layer above");
+            assert!((g - up).abs() < 1e-12, "ratio {ratio}: {g} vs {up}");
+            assert!(
+                (gn - up_near).abs() < 1e-12,
+                "ratio {ratio}: {gn} vs {up_near}"
+            );
+        }
+        // The push points into the liquid from every wall and vanishes beyond h.
+        let k = WallKernel::new(0.01, 0.02);
+        let walls = Walls {
+            lo: Vec3A::splat(0.005),
+            hi: Vec3A::splat(0.095),
+            restitution: 0.0,
+            friction: 0.0,
+        };
+        let lo = k.push(&walls, 0.005, Vec3A::new(0.005, 0.05, 0.05), [1.0, 0.0]);
+        let hi = k.push(&walls, 0.005, Vec3A::new(0.05, 0.095, 0.05), [1.0, 0.0]);
+        assert!(lo.x > 0.0 && lo.y == 0.0 && lo.z == 0.0, "{lo}");
+        assert!(hi.y < 0.0 && hi.x == 0.0 && hi.z == 0.0, "{hi}");
+        let mid = k.push(&walls, 0.005, Vec3A::splat(0.05), [1.0, 1.0]);
+        assert_eq!(mid, Vec3A::ZERO);
     }
 
     #[test]

@@ -164,6 +164,17 @@ impl LiquidSolver {
                     built_here,
                     &mut b.dx,
                 );
+                if let Some((w, k)) = params.walls.as_ref().zip(self.wall_kernel.as_ref()) {
+                    boundary::add_wall_push(
+                        &p.pos,
+                        &b.press,
+                        w,
+                        k,
+                        params.spacing / 2.0,
+                        dt,
+                        &mut b.dx,
+                    );
+                }
                 relaxation::apply_displacements(&mut p.pos, &b.dx);
             });
         }
