@@ -17,6 +17,7 @@ fn params(walls: Option<Walls>) -> LiquidParams {
         rho0: 2.67,
         gravity: Vec3A::ZERO,
         walls,
+        wall_push: false,
         passes: 1,
         phases: vec![Phase {
             mass: 1e-3,

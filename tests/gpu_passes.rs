@@ -13,7 +13,7 @@ use sphrigid::liquid::boundary::BoundaryParticles;
 use sphrigid::liquid::{LiquidParams, Particles};
 
 // Two phases (different masses, one with cohesion) so the pair weights m_j/(m_i+m_j) and both
-// pressure branches run; walls with restitution and friction.
+// pressure branches run; walls with restitution, friction and ghost pressure.
 const SCENE: &str = r#"
     [time]
     fps = 100
@@ -22,6 +22,7 @@ const SCENE: &str = r#"
     max = [0.2, 0.12, 0.06]
     restitution = 0.3
     friction = 0.2
+    ghost_pressure = true
     [[liquid]]
     min = [0, 0, 0]
     max = [0.08, 0.08, 0.06]

@@ -1,6 +1,7 @@
 // Double-density relaxation in gather (Jacobi) form: each particle sums its own displacement
 // dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij,
-// plus the walls' push: their ghosts carry the particle's own pressures (WallKernel::push).
+// plus the walls' push: their ghosts carry the particle's own pressures and the hydrostatic
+// gradient (WallKernel::push).
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> cell_of: array<u32>;
@@ -10,17 +11,18 @@
 @group(0) @binding(6) var<storage, read_write> pos_out: array<vec4<f32>>;
 @group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
 
-// The walls' push sums at distance y from a wall plane: the second half of the table, after
-// the kernel sums' wall_samples + 1 entries (as WallKernel::push_at).
-fn wall_push_at(y: f32) -> vec2<f32> {
+// Part `part` of the walls' table at distance y from a wall plane: 1 the push sums, 2 the
+// hydrostatic sums, each wall_samples + 1 entries after the kernel sums (as WallKernel::push_at,
+// WallKernel::moment_at).
+fn wall_part_at(part: u32, y: f32) -> vec2<f32> {
     let t = (max(y, 0.0) / P.h) * f32(P.wall_samples);
     if (t >= f32(P.wall_samples)) {
         return vec2<f32>(0.0);
     }
-    let k = u32(t);
-    let f = t - f32(k);
-    let a = wall_table[P.wall_samples + 1u + k];
-    let b = wall_table[P.wall_samples + 2u + k];
+    let k = part * (P.wall_samples + 1u) + u32(t);
+    let f = t - f32(u32(t));
+    let a = wall_table[k];
+    let b = wall_table[k + 1u];
     return a + (b - a) * f;
 }
 
@@ -68,18 +70,27 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
     var dx = acc * (P.dt * P.dt);
-    if (P.has_walls != 0u) {
+    if ((P.has_walls & 2u) != 0u) {
         var push = vec3<f32>(0.0);
+        let grav = P.gravity_dt * P.inv_dt;
         for (var ax = 0u; ax < 3u; ax = ax + 1u) {
             let ylo = xi[ax] - P.wall_lo[ax] + P.half_spacing;
             if (ylo < P.h) {
-                let g = wall_push_at(ylo);
+                let g = wall_part_at(1u, ylo);
+                let m = wall_part_at(2u, ylo);
+                var mv = vec3<f32>(m.y);
+                mv[ax] = m.x;
                 push[ax] = push[ax] + (pr.x * g.x + pr.y * g.y);
+                push = push - mv * grav;
             }
             let yhi = P.wall_hi[ax] + P.half_spacing - xi[ax];
             if (yhi < P.h) {
-                let g = wall_push_at(yhi);
+                let g = wall_part_at(1u, yhi);
+                let m = wall_part_at(2u, yhi);
+                var mv = vec3<f32>(m.y);
+                mv[ax] = m.x;
                 push[ax] = push[ax] - (pr.x * g.x + pr.y * g.y);
+                push = push - mv * grav;
             }
         }
         dx = dx + push * (P.dt * P.dt);

@@ -40,7 +40,7 @@ pub struct GpuParams {
     pub rho0: f32,
     /// Number of cells.
     pub ncells: u32,
-    /// 1 when there are walls.
+    /// Bit 0: there are walls; bit 1: their ghosts push in the relaxation.
     pub has_walls: u32,
     /// 1 when every particle has the same mass (pair weight 1/2).
     pub uniform_mass: u32,
@@ -103,8 +103,8 @@ pub struct LiquidBuffers {
     pub flags: wgpu::Buffer,
     /// Per-phase constants.
     pub phases: wgpu::Buffer,
-    /// The walls' kernel-sum table then their push table, `[f32; 2]` per entry (16 bytes
-    /// unused without walls).
+    /// The walls' kernel-sum table, then their push and hydrostatic tables, `[f32; 2]` per
+    /// entry (16 bytes unused without walls).
     pub wall_table: wgpu::Buffer,
     /// The uniform `Params`.
     pub params: wgpu::Buffer,

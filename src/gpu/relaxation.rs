@@ -61,9 +61,10 @@ pub fn cpu_twin(
     lists.build(pos, grid, params.h);
     let mut dx = vec![Vec3A::ZERO; pos.len()];
     relaxation::displacements(pos, phase, &lists, params, press, dt, true, &mut dx);
-    if let Some(w) = &params.walls {
+    if let Some(w) = params.walls.as_ref().filter(|_| params.wall_push) {
         let k = WallKernel::new(params.spacing, params.h);
-        boundary::add_wall_push(pos, press, w, &k, params.spacing / 2.0, dt, &mut dx);
+        let hs = params.spacing / 2.0;
+        boundary::add_wall_push(pos, press, w, &k, hs, params.gravity, dt, &mut dx);
     }
     let mut out = pos.to_vec();
     relaxation::apply_displacements(&mut out, &dx);

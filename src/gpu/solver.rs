@@ -98,17 +98,18 @@ impl GpuLiquidSolver {
             n as u64,
             ncells as u64,
             params.phases.len().max(1) as u64,
-            wall_kernel
-                .as_ref()
-                .map_or(0, |k| (k.table.len() + k.push_table.len()) as u64),
+            wall_kernel.as_ref().map_or(0, |k| 3 * k.table.len() as u64),
         )?;
         if let Some(k) = &wall_kernel {
             ctx.queue
                 .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
+            let part = std::mem::size_of_val(k.table.as_slice()) as u64;
+            ctx.queue
+                .write_buffer(&bufs.wall_table, part, bytemuck::cast_slice(&k.push_table));
             ctx.queue.write_buffer(
                 &bufs.wall_table,
-                std::mem::size_of_val(k.table.as_slice()) as u64,
-                bytemuck::cast_slice(&k.push_table),
+                2 * part,
+                bytemuck::cast_slice(&k.moment_table),
             );
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
@@ -218,7 +219,14 @@ impl GpuLiquidSolver {
     pub(super) fn write_params(&mut self, dt: f32) {
         let p = &self.params;
         let (lo, hi, rest, fric, has) = match &p.walls {
-            Some(w) => (w.lo, w.hi, w.restitution, w.friction, 1),
+            // Bit 0: walls; bit 1: their ghosts push in the relaxation.
+            Some(w) => (
+                w.lo,
+                w.hi,
+                w.restitution,
+                w.friction,
+                1 | (p.wall_push as u32) << 1,
+            ),
             None => (Vec3A::ZERO, Vec3A::ZERO, 0.0, 0.0, 0),
         };
         let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };

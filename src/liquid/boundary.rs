@@ -7,9 +7,10 @@
 //! wall, laterally aligned with the particle, tabulated by the particle's distance from the
 //! wall plane. An interior particle of the initial lattice next to a wall then sums exactly to
 //! the rest density. The ghosts also push in the relaxation ([`WallKernel::push`]): each
-//! mirrors the particle's own pressure and near pressure (Adami et al. 2012 style), so a
-//! particle at a wall gets the displacement away from it that the same liquid beyond the wall
-//! would give, and a row at the wall is held as an interior row is. Bodies: their particles within the kernel radius, weighted by their
+//! carries the particle's own pressure and near pressure plus the hydrostatic difference to
+//! its place (Adami et al. 2012 style), so a particle at a wall gets the displacement that the
+//! same liquid at rest beyond the wall would give, and a row at a wall is held as an interior
+//! row is, along the wall as well as across it. Bodies: their particles within the kernel radius, weighted by their
 //! volume relative to a liquid particle's, binned into the liquid grid's cells
 //! ([`BoundaryGrid`]) and gathered by each liquid particle from the 27 cells around it.
 use super::grid::Grid;
@@ -29,16 +30,21 @@ pub struct WallKernel {
     pub table: Vec<[f32; 2]>,
     /// Push sums at the same distances.
     pub push_table: Vec<[f32; 2]>,
+    /// Hydrostatic sums `(sum (1-q) z^2/r, sum (1-q) t^2/r) / C` at the same distances (`t`
+    /// a ghost's offset along one of the wall's axes, `C` the interior lattice's
+    /// `sum (1-q) r_y^2/r`).
+    pub moment_table: Vec<[f32; 2]>,
     /// Kernel radius, m.
     pub h: f32,
 }
 
 /// The ghost lattice's sums at distance `y` from the wall plane for spacing `d`, radius `h`:
 /// layers at `y + (k + 1/2) d`, each a square lattice centred under the particle. Returns the
-/// kernel sums `(sum (1-q)^2, sum (1-q)^3)` and the push sums `(sum (1-q) z/r, sum (1-q)^2 z/r)`.
-pub fn ghost_sums(y: f64, d: f64, h: f64) -> [f64; 4] {
+/// kernel sums `(sum (1-q)^2, sum (1-q)^3)`, the push sums `(sum (1-q) z/r, sum (1-q)^2 z/r)`
+/// and the moments `(sum (1-q) z^2/r, sum (1-q) t^2/r)` (`t` the offset along one wall axis).
+pub fn ghost_sums(y: f64, d: f64, h: f64) -> [f64; 6] {
     let n = (h / d).ceil() as i64;
-    let (mut s, mut sn, mut g, mut gn) = (0.0, 0.0, 0.0, 0.0);
+    let (mut s, mut sn, mut g, mut gn, mut mz, mut mt) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     let mut k = 0;
     loop {
         let z = y + (k as f64 + 0.5) * d;
@@ -54,18 +60,40 @@ pub fn ghost_sums(y: f64, d: f64, h: f64) -> [f64; 4] {
                     sn += a * a * a;
                     g += a * z / r;
                     gn += a * a * z / r;
+                    mz += a * z * z / r;
+                    mt += a * (i * i) as f64 * d * d / r;
                 }
             }
         }
         k += 1;
     }
-    [s, sn, g, gn]
+    [s, sn, g, gn, mz, mt]
+}
+
+/// `sum (1-q) r_y^2 / r` over the neighbours of an interior particle of the simple cubic
+/// lattice of spacing `d` (kernel radius `h`): a pressure gradient `G` displaces it by
+/// `-dt^2 C G / 2` in the relaxation, so the hydrostatic gradient is `2 g / C`.
+pub fn lattice_moment(d: f64, h: f64) -> f64 {
+    let n = (h / d).ceil() as i64;
+    let mut c = 0.0;
+    for i in -n..=n {
+        for j in -n..=n {
+            for k in -n..=n {
+                let r = ((i * i + j * j + k * k) as f64).sqrt() * d;
+                let a = 1.0 - r / h;
+                if r > 0.0 && a > 0.0 {
+                    c += a * (j * j) as f64 * d * d / r;
+                }
+            }
+        }
+    }
+    c
 }
 
 impl WallKernel {
     /// The table for liquid spacing `spacing` and kernel radius `h`.
     pub fn new(spacing: f32, h: f32) -> WallKernel {
-        let sums: Vec<[f64; 4]> = (0..=WALL_TABLE_SAMPLES)
+        let sums: Vec<[f64; 6]> = (0..=WALL_TABLE_SAMPLES)
             .map(|k| {
                 let y = h as f64 * k as f64 / WALL_TABLE_SAMPLES as f64;
                 ghost_sums(y, spacing as f64, h as f64)
@@ -74,6 +102,12 @@ impl WallKernel {
         WallKernel {
             table: sums.iter().map(|s| [s[0] as f32, s[1] as f32]).collect(),
             push_table: sums.iter().map(|s| [s[2] as f32, s[3] as f32]).collect(),
+            moment_table: {
+                let c = lattice_moment(spacing as f64, h as f64);
+                sums.iter()
+                    .map(|s| [(s[4] / c) as f32, (s[5] / c) as f32])
+                    .collect()
+            },
             h,
         }
     }
@@ -91,6 +125,12 @@ impl WallKernel {
         self.lookup(&self.push_table, y)
     }
 
+    /// The hydrostatic sums at distance `y` from the wall plane, as [`WallKernel::at`].
+    #[inline]
+    pub fn moment_at(&self, y: f32) -> [f32; 2] {
+        self.lookup(&self.moment_table, y)
+    }
+
     #[inline]
     fn lookup(&self, table: &[[f32; 2]], y: f32) -> [f32; 2] {
         let t = (y.max(0.0) / self.h) * WALL_TABLE_SAMPLES as f32;
@@ -103,12 +143,21 @@ impl WallKernel {
         [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f]
     }
 
-    /// The walls' push on a particle at `x` with pressure and near pressure `press`, per
-    /// `dt^2`: the sum of the relaxation's pair terms with its ghosts, each ghost carrying
-    /// the particle's own pressures, `n (P g + P_near g_near)` for every wall within `h` (`n`
-    /// the wall's inward normal, `g`, `g_near` its push sums).
+    /// The walls' push on a particle at `x` with pressure and near pressure `press` under
+    /// gravity `gravity`, per `dt^2`: the sum of the relaxation's pair terms with its ghosts,
+    /// each ghost carrying the particle's own pressures plus the hydrostatic gradient `2 g / C`
+    /// times its offset, for every wall within `h`: `n (P g + P_near g_near) - M gravity`
+    /// (`n` the wall's inward normal, `g`, `g_near` its push sums, `M` the diagonal of its
+    /// hydrostatic sums, `m_z` along the normal and `m_t` along the wall).
     #[inline]
-    pub fn push(&self, walls: &Walls, half_spacing: f32, x: Vec3A, press: [f32; 2]) -> Vec3A {
+    pub fn push(
+        &self,
+        walls: &Walls,
+        half_spacing: f32,
+        x: Vec3A,
+        press: [f32; 2],
+        gravity: Vec3A,
+    ) -> Vec3A {
         let mut out = Vec3A::ZERO;
         for a in 0..3 {
             for (y, sign) in [
@@ -117,7 +166,11 @@ impl WallKernel {
             ] {
                 if y < self.h {
                     let [g, gn] = self.push_at(y);
+                    let [mz, mt] = self.moment_at(y);
+                    let mut m = Vec3A::splat(mt);
+                    m[a] = mz;
                     out[a] += sign * (press[0] * g + press[1] * gn);
+                    out -= m * gravity;
                 }
             }
         }
@@ -314,19 +367,21 @@ pub fn add_boundary_sums(
 }
 
 /// Add the walls' push ([`WallKernel::push`]) times `dt^2` to the relaxation displacements
-/// `dx` of every slot at `pos` with pressures `press`.
+/// `dx` of every slot at `pos` with pressures `press` under gravity `gravity`.
+#[allow(clippy::too_many_arguments)]
 pub fn add_wall_push(
     pos: &[Vec3A],
     press: &[[f32; 2]],
     walls: &Walls,
     kernel: &WallKernel,
     half_spacing: f32,
+    gravity: Vec3A,
     dt: f32,
     dx: &mut [Vec3A],
 ) {
     let dt2 = dt * dt;
     dx.par_iter_mut().enumerate().for_each(|(i, d)| {
-        *d += kernel.push(walls, half_spacing, pos[i], press[i]) * dt2;
+        *d += kernel.push(walls, half_spacing, pos[i], press[i], gravity) * dt2;
     });
 }
 
@@ -361,6 +416,23 @@ mod tests {
                 }
             }
             let [g, gn, ..] = ghost_sums(0.5 * d, d, h);
+            // The ghosts' moments and the particle's own half's make up the full lattice's.
+            let [.., mz, mt] = ghost_sums(0.5 * d, d, h);
+            let c = lattice_moment(d, h);
+            let (mut own_z, mut own_t) = (0.0, 0.0);
+            for i in -n..=n {
+                for j in -n..=n {
+                    for k in 0..=n {
+                        let r = ((i * i + j * j + k * k) as f64).sqrt();
+                        if r > 0.0 && r < ratio {
+                            own_z += (1.0 - r / ratio) * (k * k) as f64 / r;
+                            own_t += (1.0 - r / ratio) * (i * i) as f64 / r;
+                        }
+                    }
+                }
+            }
+            assert!((own_z + mz - c).abs() < 1e-9 * c, "ratio {ratio}");
+            assert!((own_t + mt - c).abs() < 1e-9 * c, "ratio {ratio}");
             assert!((own + g - full).abs() < 1e-12, "ratio {ratio}");
             assert!((own_near + gn - full_near).abs() < 1e-12, "ratio {ratio}");
         }
@@ -385,7 +457,7 @@ mod tests {
                     }
                 }
             }
-            let [.., g, gn] = ghost_sums(0.5, 1.0, ratio);
+            let [_, _, g, gn, ..] = ghost_sums(0.5, 1.0, ratio);
             assert!(up > 0.1, "ratio {ratio}: no layer above");
             assert!((g - up).abs() < 1e-12, "ratio {ratio}: {g} vs {up}");
             assert!(
@@ -401,12 +473,38 @@ mod tests {
             restitution: 0.0,
             friction: 0.0,
         };
-        let lo = k.push(&walls, 0.005, Vec3A::new(0.005, 0.05, 0.05), [1.0, 0.0]);
-        let hi = k.push(&walls, 0.005, Vec3A::new(0.05, 0.095, 0.05), [1.0, 0.0]);
+        let none = Vec3A::ZERO;
+        let lo = k.push(
+            &walls,
+            0.005,
+            Vec3A::new(0.005, 0.05, 0.05),
+            [1.0, 0.0],
+            none,
+        );
+        let hi = k.push(
+            &walls,
+            0.005,
+            Vec3A::new(0.05, 0.095, 0.05),
+            [1.0, 0.0],
+            none,
+        );
         assert!(lo.x > 0.0 && lo.y == 0.0 && lo.z == 0.0, "{lo}");
         assert!(hi.y < 0.0 && hi.x == 0.0 && hi.z == 0.0, "{hi}");
-        let mid = k.push(&walls, 0.005, Vec3A::splat(0.05), [1.0, 1.0]);
+        let g = Vec3A::new(0.0, -9.81, 0.0);
+        let mid = k.push(&walls, 0.005, Vec3A::splat(0.05), [1.0, 1.0], g);
         assert_eq!(mid, Vec3A::ZERO);
+        // Under gravity, at zero pressure, a particle half a spacing from a side wall and from
+        // the floor gets the ghosts' share of the hydrostatic support: up, for both.
+        let side = k.push(&walls, 0.005, Vec3A::new(0.005, 0.05, 0.05), [0.0, 0.0], g);
+        let floor = k.push(&walls, 0.005, Vec3A::new(0.05, 0.005, 0.05), [0.0, 0.0], g);
+        assert!(
+            side.y > 0.2 * 9.81 && side.y <= 0.5 * 9.81 + 1e-5 && side.x == 0.0,
+            "{side}"
+        );
+        assert!(
+            floor.y > 0.2 * 9.81 && floor.y <= 0.5 * 9.81 + 1e-5,
+            "{floor}"
+        );
     }
 
     #[test]

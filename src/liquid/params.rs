@@ -47,6 +47,8 @@ pub struct LiquidParams {
     pub gravity: Vec3A,
     /// Container walls, if any.
     pub walls: Option<Walls>,
+    /// Whether the walls' ghosts push in the relaxation (`[container] ghost_pressure`).
+    pub wall_push: bool,
     /// Jacobi relaxation passes per step.
     pub passes: u32,
     /// One entry per liquid block.

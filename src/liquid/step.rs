@@ -164,13 +164,15 @@ impl LiquidSolver {
                     built_here,
                     &mut b.dx,
                 );
-                if let Some((w, k)) = params.walls.as_ref().zip(self.wall_kernel.as_ref()) {
+                let walls = params.walls.as_ref().filter(|_| params.wall_push);
+                if let Some((w, k)) = walls.zip(self.wall_kernel.as_ref()) {
                     boundary::add_wall_push(
                         &p.pos,
                         &b.press,
                         w,
                         k,
                         params.spacing / 2.0,
+                        params.gravity,
                         dt,
                         &mut b.dx,
                     );

@@ -30,6 +30,9 @@ pub struct Container {
     /// Coulomb friction coefficient of liquid against the walls.
     #[serde(default)]
     pub friction: f64,
+    /// Whether the walls' ghosts push the liquid in the relaxation (ghost pressure).
+    #[serde(default)]
+    pub ghost_pressure: bool,
 }
 
 /// A box of liquid and the parameters of its particles.
