@@ -141,7 +141,7 @@ fn a_floating_box_released_below_its_equilibrium_oscillates_about_it() {
     let k = RHO * G * B * SLAB;
     let expected = 2.0 * std::f64::consts::PI * ((m + added) / k).sqrt();
     eprintln!(
-        "equilibrium {eq:.5} m ({:.3} of Archimedes' draft below the surface), offset \
+        "equilibrium {eq:.5} m ({:.3} of Archimedes' draft below the initial surface, which the liquid removed from the submerged box lowers), offset \
          {offset:.5} m, overshoot {:.0}% of it, {oscillations} oscillations, period {period:.3} s \
          (added-mass estimate {expected:.3} s, added mass {:.2} m)",
         (DEPTH - (eq - H / 2.0)) / (s * H),
