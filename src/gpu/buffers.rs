@@ -253,6 +253,23 @@ pub struct BoundaryBuffers {
     pub bytes: u64,
 }
 
+/// Bytes that [`BoundaryBuffers::new`] allocates for `capacity` particles over `ncells`
+/// cells.
+pub fn boundary_bytes(capacity: u64, ncells: u64) -> u64 {
+    let cells = if capacity == 0 { 0 } else { (ncells + 1) * 4 };
+    [
+        capacity * VEC4,
+        capacity * 4,
+        capacity * 4,
+        capacity * VEC4,
+        cells,
+    ]
+    .iter()
+    .map(|&b| storage_size(b))
+    .sum::<u64>()
+        + std::mem::size_of::<GpuParams>() as u64
+}
+
 impl BoundaryBuffers {
     /// Buffers for `capacity` particles over `ncells` cells; with no particles, 16-byte
     /// placeholders that the density pass binds but never reads.
@@ -275,6 +292,7 @@ impl BoundaryBuffers {
             }),
             bytes: 0,
         };
+        debug_assert_eq!(b + size, boundary_bytes(capacity, ncells));
         Ok(BoundaryBuffers {
             bytes: b + size,
             ..buffers

@@ -181,7 +181,8 @@ impl GpuLiquidSolver {
     }
 
     /// Bytes of GPU memory the liquid of `params` with the particles `p` needs before any
-    /// body boundary particle: every buffer [`GpuLiquidSolver::new`] allocates, counted as
+    /// body boundary particle: every buffer [`GpuLiquidSolver::new`] allocates (the body
+    /// boundary particles' placeholders among them), counted as
     /// [`GpuLiquidSolver::bytes_allocated`] counts them, without a device.
     pub fn bytes_needed(params: &LiquidParams, p: &Particles) -> Result<u64> {
         let grid = GridSpec::new(params, p)?;
@@ -194,7 +195,8 @@ impl GpuLiquidSolver {
             ncells as u64,
             params.phases.len().max(1) as u64,
             wall_entries,
-        ) + prefix_sum::bytes_for(ncells + 1))
+        ) + prefix_sum::bytes_for(ncells + 1)
+            + buffers::boundary_bytes(0, 0))
     }
 
     /// Compute dispatches recorded so far (every pass's, the coupling's included).
