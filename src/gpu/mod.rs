@@ -15,8 +15,8 @@
 //! the 27 cells of their bins and the walls' from their table, as the CPU adds them, and the
 //! pressures) then `relaxation` (ping-pong positions); `walls` at `with_update`, which ends
 //! with the velocity update (`velocity::update` without walls). A liquid-only step is one
-//! submission of 6 + 2 x relaxation passes + the prefix sum's levels dispatches (12 for the
-//! dam break), with no host round trip. No neighbour lists: every neighbour pass loops the
+//! submission with no host round trip: 5 dispatches (4 without viscosity), 2 per relaxation
+//! pass and the prefix sum's (2 per level, less one): 10 for the dam break. No neighbour lists: every neighbour pass loops the
 //! 27 cells around a particle as 9 contiguous x-rows. Sums are gathers in grid order, so a
 //! run repeats bit for bit on the same device; the atomics only choose slots that the
 //! per-cell sort then orders.
