@@ -13,7 +13,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let s = slots[k];
     let d = dv[k].xyz;
-    vel[s] = vec4<f32>(vel[s].xyz + d, 0.0);
+    vel[s] = vec4<f32>(vel[s].xyz + d, vel[s].w);
     let p = pos[s];
     pos[s] = vec4<f32>(p.xyz + d * P.dt, p.w);
 }

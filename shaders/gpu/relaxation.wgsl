@@ -1,11 +1,12 @@
 // Double-density relaxation in gather (Jacobi) form: each particle sums its own displacement
-// dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij.
+// dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij (pressures
+// as the density pass leaves them: x and y of a vec4).
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> cell_of: array<u32>;
 @group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
 @group(0) @binding(4) var<storage, read_write> phases: array<Phase>;
-@group(0) @binding(5) var<storage, read_write> press: array<vec2<f32>>;
+@group(0) @binding(5) var<storage, read_write> press: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> pos_out: array<vec4<f32>>;
 
 @compute @workgroup_size(256)
@@ -16,7 +17,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let pi = pos[i];
     let xi = pi.xyz;
-    let pr = press[i];
+    let pr = press[i].xy;
     let mi = phases[u32(pi.w)].mass;
     var acc = vec3<f32>(0.0);
     let blk = block_around_cell(cell_of[i]);
@@ -41,7 +42,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if (a <= 0.0 || d <= 0.0) {
                 continue;
             }
-            let pj = press[j];
+            let pj = press[j].xy;
             var w = 0.5;
             if (P.uniform_mass == 0u) {
                 let mj = phases[u32(pos[j].w)].mass;

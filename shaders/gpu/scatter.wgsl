@@ -1,5 +1,6 @@
-// Counting-sort scatter, then a per-cell sort by id so that the order is (cell, id) exactly as
-// the CPU grid's, then a gather of the predicted state into that order.
+// Counting-sort scatter, then per cell a sort by id so that the order is (cell, id) exactly as
+// the CPU grid's and a gather of the predicted state into that order. The scatter counts each
+// cell's cursor down from its count, so the counts end at zero, clear for the next build.
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> cell_of: array<u32>;
 @group(0) @binding(2) var<storage, read_write> cell_start: array<u32>;
@@ -20,13 +21,14 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         return;
     }
     let c = cell_of[k];
-    let slot = cell_start[c] + atomicAdd(&cursor[c], 1u);
+    let slot = cell_start[c] + atomicSub(&cursor[c], 1u) - 1u;
     perm[slot] = k;
 }
 
-// One invocation per cell: insertion sort of its slots by id; record each slot's cell.
+// One invocation per cell: insertion sort of its slots by id; then each slot s of the cell
+// takes particle perm[s] (predicted position, start-of-step position, id) and records its cell.
 @compute @workgroup_size(256)
-fn sort_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn sort_gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = linear_id(gid, nwg);
     if (c >= P.ncells) {
         return;
@@ -51,19 +53,10 @@ fn sort_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
         perm[b] = k;
     }
     for (var a = s; a < e; a = a + 1u) {
+        let k = perm[a];
+        pos_out[a] = pred[k];
+        prev_out[a] = pos_in[k];
+        id_out[a] = id_in[k];
         cell_of[a] = c;
     }
-}
-
-// Slot s takes particle perm[s]: predicted position, start-of-step position, id.
-@compute @workgroup_size(256)
-fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let s = linear_id(gid, nwg);
-    if (s >= P.n) {
-        return;
-    }
-    let k = perm[s];
-    pos_out[s] = pred[k];
-    prev_out[s] = pos_in[k];
-    id_out[s] = id_in[k];
 }

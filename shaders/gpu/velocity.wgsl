@@ -1,4 +1,5 @@
-// Velocities: gravity at the start of the step, v = (x - x_prev)/dt at its end.
+// Velocities: gravity at the start of the step, v = (x - x_prev)/dt at its end. Both keep w
+// (the kernel sum of the last density pass).
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> prev: array<vec4<f32>>;
@@ -10,7 +11,7 @@ fn gravity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (i >= P.n) {
         return;
     }
-    vel[i] = vec4<f32>(vel[i].xyz + P.gravity_dt, 0.0);
+    vel[i] = vec4<f32>(vel[i].xyz + P.gravity_dt, vel[i].w);
 }
 
 @compute @workgroup_size(256)
@@ -19,5 +20,5 @@ fn update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= P.n) {
         return;
     }
-    vel[i] = vec4<f32>((pos[i].xyz - prev[i].xyz) * P.inv_dt, 0.0);
+    vel[i] = vec4<f32>((pos[i].xyz - prev[i].xyz) * P.inv_dt, vel[i].w);
 }

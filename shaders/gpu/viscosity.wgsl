@@ -8,15 +8,11 @@
 @group(0) @binding(5) var<storage, read_write> vel: array<vec4<f32>>;
 @group(0) @binding(6) var<storage, read_write> vel_out: array<vec4<f32>>;
 
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = linear_id(gid, nwg);
-    if (i >= P.n) {
-        return;
-    }
+// The impulses on particle i, on velocities v + g (g: zero, or the step's g dt).
+fn viscosity(i: u32, g: vec3<f32>) {
     let pi = pos[i];
     let xi = pi.xyz;
-    let vi = vel[i].xyz;
+    let vi = vel[i].xyz + g;
     let phi = phases[u32(pi.w)];
     var acc = vec3<f32>(0.0);
     let blk = block_around_cell(cell_of[i]);
@@ -42,7 +38,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 continue;
             }
             let rhat = r / d;
-            let u = dot(vi - vel[j].xyz, rhat);
+            let u = dot(vi - (vel[j].xyz + g), rhat);
             if (u > 0.0) {
                 let phj = phases[u32(pos[j].w)];
                 let sigma = 0.5 * (phi.sigma + phj.sigma);
@@ -52,5 +48,24 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             }
         }
     }
-    vel_out[i] = vec4<f32>(vi + acc, 0.0);
+    vel_out[i] = vec4<f32>(vi + acc, vel[i].w);
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(gid, nwg);
+    if (i >= P.n) {
+        return;
+    }
+    viscosity(i, vec3<f32>(0.0));
+}
+
+// Gravity first (v += g dt, as its own pass would add it to every velocity), then viscosity.
+@compute @workgroup_size(256)
+fn with_gravity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(gid, nwg);
+    if (i >= P.n) {
+        return;
+    }
+    viscosity(i, P.gravity_dt);
 }

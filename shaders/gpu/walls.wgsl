@@ -1,15 +1,13 @@
 // Liquid against the container walls: project centres inside and move the start-of-step
 // position so that (x - prev)/dt is the velocity after restitution and Coulomb friction.
+// `with_update` then sets the velocity v = (x - prev)/dt (the velocity pass's `update`,
+// keeping w), so that a step with walls ends in one pass.
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> prev: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> vel: array<vec4<f32>>;
 
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = linear_id(gid, nwg);
-    if (i >= P.n) {
-        return;
-    }
+fn collide(i: u32) {
     let p = pos[i];
     var x = p.xyz;
     if (all(x >= P.wall_lo) && all(x <= P.wall_hi)) {
@@ -49,4 +47,23 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     pos[i] = vec4<f32>(x, p.w);
     prev[i] = vec4<f32>(x - v * P.dt, p.w);
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(gid, nwg);
+    if (i >= P.n) {
+        return;
+    }
+    collide(i);
+}
+
+@compute @workgroup_size(256)
+fn with_update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(gid, nwg);
+    if (i >= P.n) {
+        return;
+    }
+    collide(i);
+    vel[i] = vec4<f32>((pos[i].xyz - prev[i].xyz) * P.inv_dt, vel[i].w);
 }

@@ -22,7 +22,7 @@ pub struct BoundaryGridBuffers<'a> {
     pub cell_of: &'a wgpu::Buffer,
     /// Cell starts (the prefix sum of the counts).
     pub cell_start: &'a wgpu::Buffer,
-    /// Cursors (clear on entry to the scatter).
+    /// The cells' counts, counted down to zero as cursors by the scatter.
     pub cursor: &'a wgpu::Buffer,
     /// Permutation: slot -> uploaded index.
     pub perm: &'a wgpu::Buffer,

@@ -81,21 +81,19 @@ pub struct GpuPhase {
 pub struct LiquidBuffers {
     /// Positions (w: phase index), two buffers.
     pub pos: [wgpu::Buffer; 2],
-    /// Velocities (also the predicted positions between the cell-index pass and the gather).
+    /// Velocities and start-of-step positions, the cursor's `vel` naming the velocities' (w:
+    /// the kernel sum of the last density pass), the other the start-of-step positions in grid
+    /// order. During a step the velocity buffer holds, in turn, the velocities, the predicted
+    /// positions (from the cell-index pass to the gather) and the pressures (from the density
+    /// pass to the velocity update).
     pub vel: [wgpu::Buffer; 2],
-    /// Positions at the start of the step, in grid order.
-    pub prev: wgpu::Buffer,
     /// Particle ids, two buffers.
     pub id: [wgpu::Buffer; 2],
     /// Cell of each particle (unsorted during the sort, then of each slot).
     pub cell_of: wgpu::Buffer,
     /// Sorting permutation: slot -> unsorted index.
     pub perm: wgpu::Buffer,
-    /// Kernel sums of the last relaxation pass.
-    pub rho: wgpu::Buffer,
-    /// Pressure and near pressure.
-    pub press: wgpu::Buffer,
-    /// Counts per cell (and the scatter's cursors), ncells + 1.
+    /// Counts per cell (and the scatter's cursors, which count them back to zero), ncells + 1.
     pub cell_count: wgpu::Buffer,
     /// Exclusive prefix sum of the counts, ncells + 1.
     pub cell_start: wgpu::Buffer,
@@ -109,6 +107,40 @@ pub struct LiquidBuffers {
     pub params: wgpu::Buffer,
     /// Bytes allocated in all of the above.
     pub bytes: u64,
+}
+
+/// Bytes of the per-particle arrays: positions 2 x 16, velocities and start-of-step positions
+/// 2 x 16, ids 2 x 4, cell 4, permutation 4.
+pub const BYTES_PER_PARTICLE: u64 = 2 * VEC4 + 2 * VEC4 + 2 * 4 + 4 + 4;
+
+/// The size a [`storage`] buffer of `size` bytes takes.
+pub fn storage_size(size: u64) -> u64 {
+    size.max(16).next_multiple_of(4)
+}
+
+/// Bytes that [`LiquidBuffers::new`] allocates for `n` particles, `ncells` cells, `phases`
+/// phases and a walls' table of `wall_entries` entries (the accounting `check` reports).
+pub fn liquid_bytes(n: u64, ncells: u64, phases: u64, wall_entries: u64) -> u64 {
+    let cells = (ncells + 1) * 4;
+    [
+        n * VEC4,
+        n * VEC4,
+        n * VEC4,
+        n * VEC4,
+        n * 4,
+        n * 4,
+        n * 4,
+        n * 4,
+        cells,
+        cells,
+        16,
+        phases * std::mem::size_of::<GpuPhase>() as u64,
+        wall_entries * 8,
+    ]
+    .iter()
+    .map(|&b| storage_size(b))
+    .sum::<u64>()
+        + std::mem::size_of::<GpuParams>() as u64
 }
 
 /// Check that a buffer of `size` bytes fits one storage binding of this device.
@@ -129,7 +161,7 @@ pub fn check_fits(ctx: &GpuContext, what: &str, size: u64) -> Result<()> {
 /// A storage buffer of `size` bytes (at least 16), counted into `bytes`.
 pub fn storage(ctx: &GpuContext, label: &str, size: u64, bytes: &mut u64) -> Result<wgpu::Buffer> {
     check_fits(ctx, label, size)?;
-    let size = size.max(16).next_multiple_of(4);
+    let size = storage_size(size);
     *bytes += size;
     Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
@@ -162,15 +194,12 @@ impl LiquidBuffers {
                 storage(ctx, "velocity", n * VEC4, &mut b)?,
                 storage(ctx, "velocity", n * VEC4, &mut b)?,
             ],
-            prev: storage(ctx, "start-of-step position", n * VEC4, &mut b)?,
             id: [
                 storage(ctx, "id", n * 4, &mut b)?,
                 storage(ctx, "id", n * 4, &mut b)?,
             ],
             cell_of: storage(ctx, "cell index", n * 4, &mut b)?,
             perm: storage(ctx, "permutation", n * 4, &mut b)?,
-            rho: storage(ctx, "density", n * 4, &mut b)?,
-            press: storage(ctx, "pressure", n * 8, &mut b)?,
             cell_count: storage(ctx, "cell count", cells, &mut b)?,
             cell_start: storage(ctx, "cell start", cells, &mut b)?,
             flags: storage(ctx, "flags", 16, &mut b)?,
@@ -193,6 +222,7 @@ impl LiquidBuffers {
             },
             bytes: 0,
         };
+        debug_assert_eq!(b, liquid_bytes(n, ncells, phases, wall_entries));
         Ok(LiquidBuffers {
             bytes: b,
             ..buffers
@@ -223,6 +253,23 @@ pub struct BoundaryBuffers {
     pub bytes: u64,
 }
 
+/// Bytes that [`BoundaryBuffers::new`] allocates for `capacity` particles over `ncells`
+/// cells.
+pub fn boundary_bytes(capacity: u64, ncells: u64) -> u64 {
+    let cells = if capacity == 0 { 0 } else { (ncells + 1) * 4 };
+    [
+        capacity * VEC4,
+        capacity * 4,
+        capacity * 4,
+        capacity * VEC4,
+        cells,
+    ]
+    .iter()
+    .map(|&b| storage_size(b))
+    .sum::<u64>()
+        + std::mem::size_of::<GpuParams>() as u64
+}
+
 impl BoundaryBuffers {
     /// Buffers for `capacity` particles over `ncells` cells; with no particles, 16-byte
     /// placeholders that the density pass binds but never reads.
@@ -245,6 +292,7 @@ impl BoundaryBuffers {
             }),
             bytes: 0,
         };
+        debug_assert_eq!(b + size, boundary_bytes(capacity, ncells));
         Ok(BoundaryBuffers {
             bytes: b + size,
             ..buffers

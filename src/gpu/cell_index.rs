@@ -1,5 +1,6 @@
-//! Prediction and cell index (shaders/gpu/cell_index.wgsl): `x* = x + v dt` and the grid cell
-//! of `x*`, one invocation per particle.
+//! Prediction, cell index and count (shaders/gpu/cell_index.wgsl): `x* = x + v dt` (after
+//! `v += g dt` at `with_gravity`), the grid cell of `x*` and its count, one invocation per
+//! particle.
 use super::kernel::Kernel;
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
@@ -16,7 +17,14 @@ impl CellIndex {
     pub fn new(device: &wgpu::Device) -> CellIndex {
         let src = include_str!("../../shaders/gpu/cell_index.wgsl");
         CellIndex {
-            kernel: Kernel::new(device, "cell_index", src, true, 4, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "cell_index",
+                src,
+                true,
+                5,
+                &["main", "with_gravity"],
+            ),
         }
     }
 
@@ -26,17 +34,19 @@ impl CellIndex {
         &self,
         device: &wgpu::Device,
         pass: &mut wgpu::ComputePass<'_>,
+        entry: &str,
         params: &wgpu::Buffer,
         pos: &wgpu::Buffer,
         vel: &wgpu::Buffer,
         cell_of: &wgpu::Buffer,
         flags: &wgpu::Buffer,
+        count: &wgpu::Buffer,
         n: u32,
     ) {
         let g = self
             .kernel
-            .bind(device, params, &[pos, vel, cell_of, flags]);
-        self.kernel.dispatch(pass, "main", &g, n);
+            .bind(device, params, &[pos, vel, cell_of, flags, count]);
+        self.kernel.dispatch(pass, entry, &g, n);
     }
 }
 

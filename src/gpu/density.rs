@@ -27,9 +27,7 @@ pub struct DensityBuffers<'a> {
     pub cell_start: &'a wgpu::Buffer,
     /// Per-phase constants.
     pub phases: &'a wgpu::Buffer,
-    /// Kernel sums (out).
-    pub rho: &'a wgpu::Buffer,
-    /// Pressure and near pressure (out).
+    /// Pressure, near pressure, 0 and kernel sum per particle (out).
     pub press: &'a wgpu::Buffer,
     /// The walls' kernel-sum table (`wall_samples + 1` pairs).
     pub wall_table: &'a wgpu::Buffer,
@@ -44,11 +42,11 @@ impl Density {
     pub fn new(device: &wgpu::Device) -> Density {
         let src = include_str!("../../shaders/gpu/density.wgsl");
         Density {
-            kernel: Kernel::new(device, "density", src, true, 9, &["main"]),
+            kernel: Kernel::new(device, "density", src, true, 8, &["main"]),
         }
     }
 
-    /// Record the pass: `rho` and `press` of every slot.
+    /// Record the pass: `press` (pressures and kernel sum) of every slot.
     pub fn dispatch(
         &self,
         device: &wgpu::Device,
@@ -65,7 +63,6 @@ impl Density {
                 b.cell_of,
                 b.cell_start,
                 b.phases,
-                b.rho,
                 b.press,
                 b.wall_table,
                 b.boundary_start,

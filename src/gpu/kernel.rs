@@ -1,6 +1,7 @@
 //! A compute kernel: one WGSL file (with the shared prelude), its bind group layout (a uniform
 //! at binding 0, storage buffers at 1..) and one pipeline per entry point.
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The prelude every pass shares: `Params`, `Phase`, grid helpers.
 pub const COMMON: &str = include_str!("../../shaders/gpu/common.wgsl");
@@ -15,6 +16,7 @@ pub struct Kernel {
     pipelines: BTreeMap<&'static str, wgpu::ComputePipeline>,
     storage: u32,
     label: &'static str,
+    dispatched: AtomicU64,
 }
 
 impl Kernel {
@@ -87,6 +89,7 @@ impl Kernel {
             pipelines,
             storage,
             label,
+            dispatched: AtomicU64::new(0),
         }
     }
 
@@ -129,11 +132,19 @@ impl Kernel {
         group: &wgpu::BindGroup,
         invocations: u32,
     ) {
+        self.dispatched.fetch_add(1, Ordering::Relaxed);
         let pipeline = &self.pipelines[entry];
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, group, &[]);
         let (x, y) = workgroups(invocations);
         pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+impl Kernel {
+    /// Dispatches recorded so far, over all entry points.
+    pub fn dispatched(&self) -> u64 {
+        self.dispatched.load(Ordering::Relaxed)
     }
 }
 

@@ -1,12 +1,13 @@
-//! Scatter and sort by (cell, id) (shaders/gpu/scatter.wgsl): atomic slots within each cell,
-//! then a per-cell insertion sort by id, so the order is exactly the CPU grid's; then a gather
-//! of the predicted state into that order.
+//! Scatter and sort by (cell, id) (shaders/gpu/scatter.wgsl): atomic slots within each cell
+//! (each cell's count counted down to zero, which clears the counts for the next build), then
+//! per cell an insertion sort by id, so the order is exactly the CPU grid's, and a gather of
+//! the predicted state into that order.
 use super::kernel::Kernel;
 use crate::liquid::Particles;
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
 
-/// The pass's pipelines (`scatter`, `sort_cells`, `gather`).
+/// The pass's pipelines (`scatter`, `sort_gather`).
 #[derive(Debug)]
 pub struct Scatter {
     /// Its kernel.
@@ -20,7 +21,7 @@ pub struct ScatterBuffers<'a> {
     pub cell_of: &'a wgpu::Buffer,
     /// Cell starts.
     pub cell_start: &'a wgpu::Buffer,
-    /// Cursors (clear on entry).
+    /// The cells' counts, counted down to zero as cursors.
     pub cursor: &'a wgpu::Buffer,
     /// Permutation.
     pub perm: &'a wgpu::Buffer,
@@ -49,12 +50,12 @@ impl Scatter {
                 src,
                 true,
                 10,
-                &["scatter", "sort_cells", "gather"],
+                &["scatter", "sort_gather"],
             ),
         }
     }
 
-    /// Record scatter, per-cell sort and gather.
+    /// Record the scatter, then per cell the sort and the gather.
     pub fn dispatch(
         &self,
         device: &wgpu::Device,
@@ -81,8 +82,7 @@ impl Scatter {
             ],
         );
         self.kernel.dispatch(pass, "scatter", &g, n);
-        self.kernel.dispatch(pass, "sort_cells", &g, ncells);
-        self.kernel.dispatch(pass, "gather", &g, n);
+        self.kernel.dispatch(pass, "sort_gather", &g, ncells);
     }
 }
 

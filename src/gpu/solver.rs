@@ -180,6 +180,49 @@ impl GpuLiquidSolver {
         Ok(s)
     }
 
+    /// Bytes of GPU memory the liquid of `params` with the particles `p` needs before any
+    /// body boundary particle: every buffer [`GpuLiquidSolver::new`] allocates (the body
+    /// boundary particles' placeholders among them), counted as
+    /// [`GpuLiquidSolver::bytes_allocated`] counts them, without a device.
+    pub fn bytes_needed(params: &LiquidParams, p: &Particles) -> Result<u64> {
+        let grid = GridSpec::new(params, p)?;
+        let ncells = grid.cells();
+        let wall_entries = params.walls.as_ref().map_or(0, |_| {
+            WallKernel::new(params.spacing, params.h).table.len() as u64
+        });
+        Ok(buffers::liquid_bytes(
+            p.len() as u64,
+            ncells as u64,
+            params.phases.len().max(1) as u64,
+            wall_entries,
+        ) + prefix_sum::bytes_for(ncells + 1)
+            + buffers::boundary_bytes(0, 0))
+    }
+
+    /// Compute dispatches recorded so far (every pass's, the coupling's included).
+    pub fn dispatches(&self) -> u64 {
+        let p = &self.passes;
+        [
+            &p.cell_index.kernel,
+            &p.count.kernel,
+            &p.scatter.kernel,
+            &p.boundary_grid.kernel,
+            &p.density.kernel,
+            &p.relaxation.kernel,
+            &p.viscosity.kernel,
+            &p.walls.kernel,
+            &p.velocity.kernel,
+            &p.contacts.kernel,
+            &p.impulses.kernel,
+            &p.push_out.kernel,
+        ]
+        .iter()
+        .map(|k| k.dispatched())
+        .sum::<u64>()
+            + p.prefix.dispatched()
+            + self.boundary_prefix.as_ref().map_or(0, |b| b.dispatched())
+    }
+
     /// Bytes of GPU memory allocated for the liquid (every persistent buffer).
     pub fn bytes_allocated(&self) -> u64 {
         self.bufs.bytes
@@ -274,14 +317,18 @@ impl GpuLiquidSolver {
             .zip(&p.phase)
             .map(|(x, &ph)| [x.x, x.y, x.z, ph as f32])
             .collect();
-        let vel: Vec<[f32; 4]> = p.vel.iter().map(|v| [v.x, v.y, v.z, 0.0]).collect();
+        let vel: Vec<[f32; 4]> = p
+            .vel
+            .iter()
+            .zip(&p.rho)
+            .map(|(v, &rho)| [v.x, v.y, v.z, rho])
+            .collect();
         self.cur = Cursor::default();
         if self.n > 0 {
             q.write_buffer(&self.bufs.pos[0], 0, bytemuck::cast_slice(&pos));
-            q.write_buffer(&self.bufs.prev, 0, bytemuck::cast_slice(&prev));
+            q.write_buffer(&self.bufs.vel[1], 0, bytemuck::cast_slice(&prev));
             q.write_buffer(&self.bufs.vel[0], 0, bytemuck::cast_slice(&vel));
             q.write_buffer(&self.bufs.id[0], 0, bytemuck::cast_slice(&p.id));
-            q.write_buffer(&self.bufs.rho, 0, bytemuck::cast_slice(&p.rho));
         }
         q.write_buffer(&self.bufs.flags, 0, &[0u8; 16]);
         self.has_grid = false;
@@ -353,16 +400,38 @@ impl GpuLiquidSolver {
     }
 
     /// Sort the particles into the grid without moving them (before the first step, whose
-    /// viscosity needs a grid): the velocities are kept in the other buffer while the
-    /// prediction by `dt = 0` overwrites them.
+    /// viscosity needs a grid). The velocities (with their kernel sums) are kept in the other
+    /// velocity buffer while the prediction by `dt = 0` overwrites them; the gather then takes
+    /// them as its start-of-step state into the position buffer it does not write (the
+    /// prediction by 0 is the positions themselves), and they are copied back, the
+    /// start-of-step positions becoming the positions.
     pub fn rebuild_grid(&mut self) -> Result<()> {
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        let (a, b) = (self.cur.vel, 1 - self.cur.vel);
+        if !self.uploaded {
+            return Err(Error::Run(
+                "GPU solver: upload particles before building the grid".into(),
+            ));
+        }
+        self.ensure_dt(0.0);
+        let c = self.cur;
+        let (v, p) = (c.vel, c.pos);
+        let b = &self.bufs;
         let size = self.n as u64 * buffers::VEC4;
-        enc.copy_buffer_to_buffer(&self.bufs.vel[a], 0, &self.bufs.vel[b], 0, size);
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&b.vel[v], 0, &b.vel[1 - v], 0, size);
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            self.rec_grid_with(&mut pass, "main", &b.vel[1 - v], &b.pos[p]);
+        }
+        enc.copy_buffer_to_buffer(&b.pos[p], 0, &b.vel[v], 0, size);
+        enc.copy_buffer_to_buffer(&b.pos[1 - p], 0, &b.vel[1 - v], 0, size);
         self.ctx.queue.submit([enc.finish()]);
-        self.pass_grid(0.0)?;
-        self.cur.vel = b;
+        self.ctx.wait()?;
+        self.cur = Cursor {
+            pos: 1 - p,
+            id: 1 - c.id,
+            vel: v,
+        };
+        self.has_grid = true;
         Ok(())
     }
 
@@ -404,14 +473,17 @@ impl GpuLiquidSolver {
         };
         let viscous = crate::liquid::viscosity::any_viscosity(&self.params);
         let mut rec = Recorder::new(&self.ctx, timing);
-        self.phase(&mut rec, Phase::Integrate, |s, p| {
-            s.rec_velocity(p, "gravity");
-            None
-        })?;
-        if viscous {
-            self.phase(&mut rec, Phase::Viscosity, |s, p| Some(s.rec_viscosity(p)))?;
-        }
-        self.phase(&mut rec, Phase::Grid, |s, p| Some(s.rec_grid(p)))?;
+        // Gravity goes with the first pass that reads the velocities: the viscosity, or else
+        // the prediction.
+        let predict = if viscous {
+            self.phase(&mut rec, Phase::Viscosity, |s, p| {
+                Some(s.rec_viscosity(p, "with_gravity"))
+            })?;
+            "main"
+        } else {
+            "with_gravity"
+        };
+        self.phase(&mut rec, Phase::Grid, |s, p| Some(s.rec_grid(p, predict)))?;
         if !self.boundary_binned {
             self.phase(&mut rec, Phase::Grid, |s, p| {
                 s.rec_boundary_grid(p);
@@ -428,16 +500,18 @@ impl GpuLiquidSolver {
                 Some(s.rec_relaxation(p))
             })?;
         }
+        // The velocity update ends the walls' pass when there are walls.
         if self.params.walls.is_some() {
             self.phase(&mut rec, Phase::Collisions, |s, p| {
-                s.rec_walls(p);
+                s.rec_walls(p, "with_update");
+                None
+            })?;
+        } else {
+            self.phase(&mut rec, Phase::Integrate, |s, p| {
+                s.rec_velocity(p, "update");
                 None
             })?;
         }
-        self.phase(&mut rec, Phase::Integrate, |s, p| {
-            s.rec_velocity(p, "update");
-            None
-        })?;
         rec.finish(&self.ctx, self.stamps.as_ref(), times)?;
         self.has_grid = true;
         Ok(())

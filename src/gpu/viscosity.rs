@@ -18,16 +18,18 @@ impl Viscosity {
     pub fn new(device: &wgpu::Device) -> Viscosity {
         let src = include_str!("../../shaders/gpu/viscosity.wgsl");
         Viscosity {
-            kernel: Kernel::new(device, "viscosity", src, true, 6, &["main"]),
+            kernel: Kernel::new(device, "viscosity", src, true, 6, &["main", "with_gravity"]),
         }
     }
 
-    /// Record the pass: `vel_out = vel + dv`.
+    /// Record the pass at `entry`: `vel_out = vel + dv` (`main`), or with the step's gravity
+    /// added to every velocity first (`with_gravity`).
     #[allow(clippy::too_many_arguments)]
     pub fn dispatch(
         &self,
         device: &wgpu::Device,
         pass: &mut wgpu::ComputePass<'_>,
+        entry: &str,
         params: &wgpu::Buffer,
         pos: &wgpu::Buffer,
         cell_of: &wgpu::Buffer,
@@ -42,7 +44,7 @@ impl Viscosity {
             params,
             &[pos, cell_of, cell_start, phases, vel, vel_out],
         );
-        self.kernel.dispatch(pass, "main", &g, n);
+        self.kernel.dispatch(pass, entry, &g, n);
     }
 }
 

@@ -24,8 +24,9 @@ const CPU_BYTES_PER_PARTICLE: f64 = 240.0;
 /// the frame writer's buffer.
 const GPU_HOST_BYTES_PER_PARTICLE: f64 = 100.0;
 
-/// GPU bytes per liquid particle (see README, section Commands, `--backend`).
-const GPU_DEVICE_BYTES_PER_PARTICLE: f64 = 115.0;
+/// GPU bytes per liquid particle: 80 B of particle arrays and about 8 B of grid cells (see
+/// README, section Commands, `--backend`).
+const GPU_DEVICE_BYTES_PER_PARTICLE: f64 = 88.0;
 
 /// What a scene needs, estimated before anything is allocated.
 #[derive(Debug, Clone, Copy, PartialEq)]
