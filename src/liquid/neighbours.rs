@@ -203,6 +203,7 @@ struct CellCandidates {
     z: [f32; CAPACITY],
     slot: [u32; CAPACITY],
     r2: [f32; CAPACITY],
+    masks: [u32; CAPACITY / LANES],
 }
 
 impl CellCandidates {
@@ -216,6 +217,7 @@ impl CellCandidates {
             z: [0.0; CAPACITY],
             slot: [0; CAPACITY],
             r2: [0.0; CAPACITY],
+            masks: [0; CAPACITY / LANES],
         }
     }
 
@@ -266,19 +268,18 @@ impl CellCandidates {
         dist: &mut [f32],
     ) -> usize {
         let padded = self.len.next_multiple_of(LANES);
-        squared_distances(
-            &self.x[..padded],
-            &self.y[..padded],
-            &self.z[..padded],
+        within(
+            &self.x,
+            &self.y,
+            &self.z,
             xi,
+            h2,
             &mut self.r2[..padded],
+            &mut self.masks,
         );
         let mut c = 0usize;
-        for (lane, r2) in self.r2[..padded].chunks_exact(LANES).enumerate() {
-            let mut mask = 0u32;
-            for (b, &d) in r2.iter().enumerate() {
-                mask |= ((d < h2) as u32) << b;
-            }
+        for (lane, &mask) in self.masks[..padded / LANES].iter().enumerate() {
+            let mut mask = mask;
             while mask != 0 {
                 let b = mask.trailing_zeros() as usize;
                 mask &= mask - 1;
@@ -289,7 +290,7 @@ impl CellCandidates {
                 }
                 if c < slots.len() {
                     slots[c] = j;
-                    dist[c] = r2[b];
+                    dist[c] = self.r2[e];
                 }
                 c += 1;
             }
@@ -298,23 +299,54 @@ impl CellCandidates {
     }
 }
 
-/// `r2[k] = |x_k - xi|^2` over coordinate arrays, rounded as `Vec3A::length_squared`
-/// (`(dx dx + dy dy) + dz dz`, no fused multiply-add), with AVX2 where the processor has it.
+/// `r2[k] = |x_k - xi|^2` over coordinate arrays (their length a multiple of [`LANES`]),
+/// rounded as `Vec3A::length_squared` (`(dx dx + dy dy) + dz dz`, no fused multiply-add),
+/// and bit `b` of `masks[c]` set where `r2[c LANES + b] < h2`; with AVX where the processor
+/// has it.
 #[inline(always)]
-fn squared_distances(x: &[f32], y: &[f32], z: &[f32], xi: Vec3A, r2: &mut [f32]) {
+fn within(x: &[f32], y: &[f32], z: &[f32], xi: Vec3A, h2: f32, r2: &mut [f32], masks: &mut [u32]) {
+    let n = r2.len();
+    assert!(n.is_multiple_of(LANES) && x.len() >= n && y.len() >= n && z.len() >= n);
+    assert!(masks.len() >= n / LANES);
     #[cfg(target_arch = "x86_64")]
     {
         if has_avx2() {
-            // SAFETY: the processor has AVX2 (checked just above).
-            unsafe { squared_distances_avx2(x, y, z, xi, r2) };
+            // SAFETY: the processor has AVX2 (checked just above); the lengths were checked.
+            unsafe { within_avx2(x, y, z, xi, h2, r2, masks) };
             return;
         }
     }
-    squared_distances_any(x, y, z, xi, r2);
+    within_any(x, y, z, xi, h2, r2, masks);
 }
 
-/// Whether the processor has AVX2, for the 8-lane builds of the pair loops (this one's,
-/// the relaxation's and the viscosity's).
+/// [`within`] one lane at a time, on any processor.
+fn within_any(
+    x: &[f32],
+    y: &[f32],
+    z: &[f32],
+    xi: Vec3A,
+    h2: f32,
+    r2: &mut [f32],
+    masks: &mut [u32],
+) {
+    let n = r2.len();
+    for (c, m) in masks[..n / LANES].iter_mut().enumerate() {
+        let mut bits = 0u32;
+        for b in 0..LANES {
+            let k = c * LANES + b;
+            let dx = x[k] - xi.x;
+            let dy = y[k] - xi.y;
+            let dz = z[k] - xi.z;
+            let d = dx * dx + dy * dy + dz * dz;
+            r2[k] = d;
+            bits |= ((d < h2) as u32) << b;
+        }
+        *m = bits;
+    }
+}
+
+/// Whether the processor has AVX2, for the 8-lane builds of the pair loops (this one's and
+/// the viscosity's).
 pub fn has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
@@ -326,23 +358,50 @@ pub fn has_avx2() -> bool {
     }
 }
 
-/// [`squared_distances`] compiled for AVX2 (the same operations, 8 lanes).
+/// [`within`] 8 lanes at a time (the same operations in the same order). The caller checks
+/// the lengths: `r2.len()` a multiple of [`LANES`], no longer than `x`, `y`, `z`, and
+/// `masks` one entry per [`LANES`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn squared_distances_avx2(x: &[f32], y: &[f32], z: &[f32], xi: Vec3A, r2: &mut [f32]) {
-    squared_distances_any(x, y, z, xi, r2);
-}
-
-/// [`squared_distances`] in portable code that the compiler vectorises.
-#[inline(always)]
-fn squared_distances_any(x: &[f32], y: &[f32], z: &[f32], xi: Vec3A, r2: &mut [f32]) {
+unsafe fn within_avx2(
+    x: &[f32],
+    y: &[f32],
+    z: &[f32],
+    xi: Vec3A,
+    h2: f32,
+    r2: &mut [f32],
+    masks: &mut [u32],
+) {
+    use std::arch::x86_64::*;
     let n = r2.len();
-    let (x, y, z) = (&x[..n], &y[..n], &z[..n]);
-    for k in 0..n {
-        let dx = x[k] - xi.x;
-        let dy = y[k] - xi.y;
-        let dz = z[k] - xi.z;
-        r2[k] = dx * dx + dy * dy + dz * dz;
+    let (px, py, pz) = (
+        _mm256_set1_ps(xi.x),
+        _mm256_set1_ps(xi.y),
+        _mm256_set1_ps(xi.z),
+    );
+    let ph2 = _mm256_set1_ps(h2);
+    for (c, m) in masks[..n / LANES].iter_mut().enumerate() {
+        let mut bits = 0u32;
+        for q in 0..LANES / 8 {
+            let k = c * LANES + q * 8;
+            // SAFETY: k + 8 <= n, and every array holds at least n entries.
+            let (dx, dy, dz) = unsafe {
+                (
+                    _mm256_sub_ps(_mm256_loadu_ps(x.as_ptr().add(k)), px),
+                    _mm256_sub_ps(_mm256_loadu_ps(y.as_ptr().add(k)), py),
+                    _mm256_sub_ps(_mm256_loadu_ps(z.as_ptr().add(k)), pz),
+                )
+            };
+            let d = _mm256_add_ps(
+                _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+                _mm256_mul_ps(dz, dz),
+            );
+            // SAFETY: as above.
+            unsafe { _mm256_storeu_ps(r2.as_mut_ptr().add(k), d) };
+            let lt = _mm256_cmp_ps::<_CMP_LT_OQ>(d, ph2);
+            bits |= (_mm256_movemask_ps(lt) as u32) << (q * 8);
+        }
+        *m = bits;
     }
 }
 
@@ -418,6 +477,34 @@ mod tests {
             p.push(x, Vec3A::ZERO, 0);
         }
         p
+    }
+
+    #[test]
+    fn within_gives_the_same_bits_on_every_path() {
+        let mut rng = crate::rng::XorShift::new(7);
+        let mut next = move || rng.unit() as f32 * 0.03;
+        let n = 4 * LANES;
+        let x: Vec<f32> = (0..n).map(|_| next()).collect();
+        let y: Vec<f32> = (0..n).map(|_| next()).collect();
+        let z: Vec<f32> = (0..n).map(|_| next()).collect();
+        let xi = Vec3A::new(0.015, 0.014, 0.016);
+        let h2 = 0.012f32 * 0.012;
+        let (mut r2a, mut ma) = (vec![0.0; n], vec![0; n / LANES]);
+        let (mut r2b, mut mb) = (vec![0.0; n], vec![0; n / LANES]);
+        within(&x, &y, &z, xi, h2, &mut r2a, &mut ma);
+        within_any(&x, &y, &z, xi, h2, &mut r2b, &mut mb);
+        assert_eq!(ma, mb);
+        let inside = ma.iter().map(|m| m.count_ones()).sum::<u32>();
+        assert!(
+            inside > 4 && inside < n as u32 - 4,
+            "{inside} of {n} inside"
+        );
+        for k in 0..n {
+            let want = (Vec3A::new(x[k], y[k], z[k]) - xi).length_squared();
+            assert_eq!(r2a[k].to_bits(), want.to_bits(), "lane {k}");
+            assert_eq!(r2b[k].to_bits(), want.to_bits(), "lane {k}");
+            assert_eq!(ma[k / LANES] >> (k % LANES) & 1 == 1, want < h2, "lane {k}");
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Double-density relaxation (Clavet et al. 2005, section 4) in the gather (Jacobi) form:
 //! each particle sums its own displacement from symmetric pair terms.
-use super::neighbours::{NeighbourLists, has_avx2};
+use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use glam::Vec3A;
 use rayon::prelude::*;
@@ -85,115 +85,36 @@ fn displacements_with<const STORED: bool>(
     dt: f32,
     dx: &mut [Vec3A],
 ) {
-    let at = Slots {
-        pos,
-        phase,
-        press,
-        params,
-    };
+    let h = params.h;
     let dt2 = dt * dt;
-    let avx2 = has_avx2();
-    dx.par_iter_mut().enumerate().for_each(|(i, out)| {
-        let (js, ds) = (lists.of(i), lists.dist_of(i));
-        let acc = if avx2 {
-            // SAFETY: the processor has AVX2 (checked by `has_avx2`).
-            unsafe { displacement_row_avx2::<STORED>(&at, i, js, ds) }
-        } else {
-            displacement_row::<STORED>(&at, i, js, ds)
-        };
-        *out = acc * dt2;
-    });
-}
-
-/// Pairs of one list computed together.
-const LANES: usize = 8;
-
-/// What a displacement row reads of every slot.
-struct Slots<'a> {
-    pos: &'a [Vec3A],
-    phase: &'a [u32],
-    press: &'a [[f32; 2]],
-    params: &'a LiquidParams,
-}
-
-/// [`displacement_row`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn displacement_row_avx2<const STORED: bool>(
-    at: &Slots<'_>,
-    i: usize,
-    js: &[u32],
-    ds: &[f32],
-) -> Vec3A {
-    displacement_row::<STORED>(at, i, js, ds)
-}
-
-/// [`displacement_row`] where there is no AVX2 build.
-#[cfg(not(target_arch = "x86_64"))]
-unsafe fn displacement_row_avx2<const STORED: bool>(
-    at: &Slots<'_>,
-    i: usize,
-    js: &[u32],
-    ds: &[f32],
-) -> Vec3A {
-    displacement_row::<STORED>(at, i, js, ds)
-}
-
-/// `sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_ij / |r_ij|` over the
-/// neighbours `js` of slot `i` (their stored distances `ds` when `STORED`), the pairs
-/// computed [`LANES`] at a time with the scalar form's rounding (`Vec3A::length` is
-/// `sqrt((x x + y y) + z z)`, no fused multiply-add) and summed in list order.
-#[inline(always)]
-fn displacement_row<const STORED: bool>(at: &Slots<'_>, i: usize, js: &[u32], ds: &[f32]) -> Vec3A {
-    let h = at.params.h;
-    let phases = &at.params.phases;
+    let phases = &params.phases;
     let uniform = phases.len() == 1;
-    let xi = at.pos[i];
-    let [pi, ni] = at.press[i];
-    let mi = phases[at.phase[i] as usize].mass;
-    let mut acc = Vec3A::ZERO;
-    for (c, js) in js.chunks(LANES).enumerate() {
-        // Unused lanes hold d = 0, which the test d > 0 drops.
-        let mut r = [[0.0f32; LANES]; 3];
-        let (mut d, mut pj, mut nj, mut w) =
-            ([0.0f32; LANES], [0.0; LANES], [0.0; LANES], [0.0; LANES]);
-        for (k, &j) in js.iter().enumerate() {
+    dx.par_iter_mut().enumerate().for_each(|(i, out)| {
+        let xi = pos[i];
+        let [pi, ni] = press[i];
+        let mi = phases[phase[i] as usize].mass;
+        let mut acc = Vec3A::ZERO;
+        let (js, ds) = (lists.of(i), lists.dist_of(i));
+        for (e, &j) in js.iter().enumerate() {
             let j = j as usize;
-            let rj = at.pos[j] - xi;
-            (r[0][k], r[1][k], r[2][k]) = (rj.x, rj.y, rj.z);
-            if STORED {
-                d[k] = ds[c * LANES + k];
+            let r = pos[j] - xi;
+            let d = if STORED { ds[e] } else { r.length() };
+            let a = 1.0 - d / h;
+            if a <= 0.0 || d <= 0.0 {
+                continue;
             }
-            [pj[k], nj[k]] = at.press[j];
-            w[k] = if uniform {
+            let [pj, nj] = press[j];
+            let w = if uniform {
                 0.5
             } else {
-                let mj = phases[at.phase[j] as usize].mass;
+                let mj = phases[phase[j] as usize].mass;
                 mj / (mi + mj)
             };
+            let mag = (pi + pj) * a + (ni + nj) * a * a;
+            acc -= r * (mag * w / d);
         }
-        let mut out = [[0.0f32; LANES]; 3];
-        for k in 0..LANES {
-            let (rx, ry, rz) = (r[0][k], r[1][k], r[2][k]);
-            let d = if STORED {
-                d[k]
-            } else {
-                (rx * rx + ry * ry + rz * rz).sqrt()
-            };
-            let a = 1.0 - d / h;
-            let skip = (a <= 0.0) | (d <= 0.0);
-            let mag = (pi + pj[k]) * a + (ni + nj[k]) * a * a;
-            let s = mag * w[k] / d;
-            // A dropped pair adds +0, which leaves every sum as it is.
-            out[0][k] = if skip { 0.0 } else { rx * s };
-            out[1][k] = if skip { 0.0 } else { ry * s };
-            out[2][k] = if skip { 0.0 } else { rz * s };
-        }
-        for k in 0..js.len() {
-            acc -= Vec3A::new(out[0][k], out[1][k], out[2][k]);
-        }
-    }
-    acc
+        *out = acc * dt2;
+    });
 }
 
 /// Scratch arrays for the relaxation passes.

@@ -140,8 +140,9 @@ fn uniform_row(p: &Particles, js: &[u32], i: usize, c: &PairConstants) -> Vec3A 
             out[1][k] = if keep { hy * s } else { 0.0 };
             out[2][k] = if keep { hz * s } else { 0.0 };
         }
-        for k in 0..js.len() {
-            acc -= Vec3A::new(out[0][k], out[1][k], out[2][k]);
+        let [ox, oy, oz] = &out;
+        for ((&x, &y), &z) in ox.iter().zip(oy).zip(oz).take(js.len()) {
+            acc -= Vec3A::new(x, y, z);
         }
     }
     acc
