@@ -41,6 +41,7 @@ impl BoundaryGridPass {
                 src,
                 true,
                 6,
+                &[],
                 &["cell_index", "scatter", "sort_cells", "gather"],
             ),
         }

@@ -2,8 +2,28 @@
 //! `v += g dt` at `with_gravity`), the grid cell of `x*` and its count, one invocation per
 //! particle.
 use super::kernel::Kernel;
+use super::split::SplitArray;
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray {
+        name: "pos",
+        binding: 1,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "vel",
+        binding: 2,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "cell_of",
+        binding: 3,
+        ty: "u32",
+    },
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -23,6 +43,7 @@ impl CellIndex {
                 src,
                 true,
                 5,
+                SPLIT,
                 &["main", "with_gravity"],
             ),
         }

@@ -14,7 +14,7 @@ impl Count {
     pub fn new(device: &wgpu::Device) -> Count {
         let src = include_str!("../../shaders/gpu/count.wgsl");
         Count {
-            kernel: Kernel::new(device, "count", src, true, 2, &["main"]),
+            kernel: Kernel::new(device, "count", src, true, 2, &[], &["main"]),
         }
     }
 

@@ -30,6 +30,7 @@ impl PrefixSum {
             include_str!("../../shaders/gpu/prefix_sum.wgsl"),
             false,
             3,
+            &[],
             &["scan_block", "add_block"],
         );
         let mut bytes = 0u64;

@@ -1,8 +1,16 @@
 //! Position correction coming back from the CPU's coupling (shaders/gpu/push_out.wgsl): each
 //! listed liquid particle moves by `dx` out of the body it overlaps; velocities are untouched.
 use super::kernel::Kernel;
+use super::split::SplitArray;
 use crate::liquid::Particles;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[SplitArray {
+    name: "pos",
+    binding: 1,
+    ty: "vec4<f32>",
+}];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -16,7 +24,7 @@ impl PushOut {
     pub fn new(device: &wgpu::Device) -> PushOut {
         let src = include_str!("../../shaders/gpu/push_out.wgsl");
         PushOut {
-            kernel: Kernel::new(device, "push_out", src, true, 3, &["main"]),
+            kernel: Kernel::new(device, "push_out", src, true, 3, SPLIT, &["main"]),
         }
     }
 }

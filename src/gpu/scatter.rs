@@ -3,9 +3,54 @@
 //! per cell an insertion sort by id, so the order is exactly the CPU grid's, and a gather of
 //! the predicted state into that order.
 use super::kernel::Kernel;
+use super::split::SplitArray;
 use crate::liquid::Particles;
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray {
+        name: "cell_of",
+        binding: 1,
+        ty: "u32",
+    },
+    SplitArray {
+        name: "perm",
+        binding: 4,
+        ty: "u32",
+    },
+    SplitArray {
+        name: "id_in",
+        binding: 5,
+        ty: "u32",
+    },
+    SplitArray {
+        name: "pos_in",
+        binding: 6,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "pred",
+        binding: 7,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "pos_out",
+        binding: 8,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "prev_out",
+        binding: 9,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "id_out",
+        binding: 10,
+        ty: "u32",
+    },
+];
 
 /// The pass's pipelines (`scatter`, `sort_gather`).
 #[derive(Debug)]
@@ -50,6 +95,7 @@ impl Scatter {
                 src,
                 true,
                 10,
+                SPLIT,
                 &["scatter", "sort_gather"],
             ),
         }

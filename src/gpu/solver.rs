@@ -8,7 +8,7 @@ use super::grid_spec::GridSpec;
 use super::timing::{Recorder, Stamps};
 use super::{
     boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
-    relaxation, scatter, velocity, viscosity, walls,
+    relaxation, scatter, split, velocity, viscosity, walls,
 };
 use crate::liquid::boundary::{BoundaryParticles, WALL_TABLE_SAMPLES, WallKernel};
 use crate::liquid::{LiquidParams, Particles};
@@ -85,6 +85,7 @@ pub(super) fn v3(v: Vec3A) -> [f32; 3] {
 impl GpuLiquidSolver {
     /// A solver for `params` sized for the particles `p` (uploaded before the first step).
     pub fn new(ctx: GpuContext, params: LiquidParams, p: &Particles) -> Result<GpuLiquidSolver> {
+        split::check_bindings(&ctx.limits, &ctx.info.name)?;
         let grid = GridSpec::new(&params, p)?;
         let n = u32::try_from(p.len())
             .map_err(|_| Error::input("more than 2^32 particles cannot run on the GPU"))?;
@@ -280,7 +281,7 @@ impl GpuLiquidSolver {
             half_spacing: p.spacing / 2.0,
             n_boundary: self.n_boundary,
             wall_samples: WALL_TABLE_SAMPLES as u32,
-            pad: 0,
+            split: split::split_point(self.ctx.limits.max_storage_buffer_binding_size),
         };
         let q = &self.ctx.queue;
         q.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&gp));

@@ -1,8 +1,28 @@
 //! Velocities (shaders/gpu/velocity.wgsl): gravity at the start of the step (`gravity`) and
 //! `v = (x - x_prev)/dt` at its end (`update`).
 use super::kernel::Kernel;
+use super::split::SplitArray;
 use crate::liquid::Particles;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray {
+        name: "pos",
+        binding: 1,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "prev",
+        binding: 2,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "vel",
+        binding: 3,
+        ty: "vec4<f32>",
+    },
+];
 
 /// The pass's pipelines.
 #[derive(Debug)]
@@ -16,7 +36,15 @@ impl Velocity {
     pub fn new(device: &wgpu::Device) -> Velocity {
         let src = include_str!("../../shaders/gpu/velocity.wgsl");
         Velocity {
-            kernel: Kernel::new(device, "velocity", src, true, 3, &["gravity", "update"]),
+            kernel: Kernel::new(
+                device,
+                "velocity",
+                src,
+                true,
+                3,
+                SPLIT,
+                &["gravity", "update"],
+            ),
         }
     }
 

@@ -1,8 +1,28 @@
 //! Wall collisions (shaders/gpu/walls.wgsl): projection inside the container with restitution
 //! and Coulomb friction, in place; at the end of a step fused with the velocity update.
 use super::kernel::Kernel;
+use super::split::SplitArray;
 use crate::liquid::params::Walls;
 use crate::liquid::{Particles, walls};
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray {
+        name: "pos",
+        binding: 1,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "prev",
+        binding: 2,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "vel",
+        binding: 3,
+        ty: "vec4<f32>",
+    },
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -16,7 +36,15 @@ impl WallsPass {
     pub fn new(device: &wgpu::Device) -> WallsPass {
         let src = include_str!("../../shaders/gpu/walls.wgsl");
         WallsPass {
-            kernel: Kernel::new(device, "walls", src, true, 3, &["main", "with_update"]),
+            kernel: Kernel::new(
+                device,
+                "walls",
+                src,
+                true,
+                3,
+                SPLIT,
+                &["main", "with_update"],
+            ),
         }
     }
 
