@@ -2,7 +2,7 @@
 //! `v += g dt` at `with_gravity`), the grid cell of `x*` and its count, one invocation per
 //! particle.
 use super::kernel::Kernel;
-use super::split::SplitArray;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
 
@@ -33,8 +33,8 @@ pub struct CellIndex {
 }
 
 impl CellIndex {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> CellIndex {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> CellIndex {
         let src = include_str!("../../shaders/gpu/cell_index.wgsl");
         CellIndex {
             kernel: Kernel::new(
@@ -43,7 +43,10 @@ impl CellIndex {
                 src,
                 true,
                 5,
-                SPLIT,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
                 &["main", "with_gravity"],
             ),
         }

@@ -2,7 +2,7 @@
 //! particle's velocity change `dv = p n / m` is added to its velocity and moves it by `dv dt`.
 //! Only the impulses go up; the particles stay on the GPU.
 use super::kernel::Kernel;
-use super::split::SplitArray;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use glam::Vec3A;
 
@@ -28,11 +28,22 @@ pub struct Impulses {
 }
 
 impl Impulses {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Impulses {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Impulses {
         let src = include_str!("../../shaders/gpu/impulses.wgsl");
         Impulses {
-            kernel: Kernel::new(device, "impulses", src, true, 4, SPLIT, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "impulses",
+                src,
+                true,
+                4,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main"],
+            ),
         }
     }
 }

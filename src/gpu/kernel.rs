@@ -1,7 +1,7 @@
 //! A compute kernel: one WGSL file (with the shared prelude), its bind group layout (a uniform
 //! at binding 0, storage buffers at 1.., the second parts of its split arrays at
 //! 1 + [`split::SECOND_PART`]..) and one pipeline per entry point.
-use super::split::{self, SplitArray};
+use super::split::{self, SplitArrays};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -17,7 +17,7 @@ pub struct Kernel {
     layout: wgpu::BindGroupLayout,
     pipelines: BTreeMap<&'static str, wgpu::ComputePipeline>,
     storage: u32,
-    split: Vec<SplitArray>,
+    split: SplitArrays,
     split_point: u32,
     label: &'static str,
     dispatched: AtomicU64,
@@ -25,19 +25,23 @@ pub struct Kernel {
 
 impl Kernel {
     /// Compile `source` (after the prelude when `prelude`, then the declarations and accessors
-    /// of the `split` arrays) with `storage` storage bindings and a pipeline for each entry
-    /// point.
+    /// of the `split` arrays, in one part or two) with `storage` storage bindings and a pipeline
+    /// for each entry point.
     pub fn new(
         device: &wgpu::Device,
         label: &'static str,
         source: &str,
         prelude: bool,
         storage: u32,
-        split: &[SplitArray],
+        split: SplitArrays,
         entries: &[&'static str],
     ) -> Kernel {
-        debug_assert!(storage + split.len() as u32 <= split::MAX_STORAGE_BINDINGS);
-        let accessors: String = split.iter().map(|a| a.wgsl()).collect();
+        debug_assert!(storage + split.arrays.len() as u32 <= split::MAX_STORAGE_BINDINGS);
+        let accessors: String = split
+            .arrays
+            .iter()
+            .map(|a| a.wgsl(split.two_parts))
+            .collect();
         let text = if prelude {
             format!("{COMMON}\n{accessors}\n{source}")
         } else {
@@ -69,7 +73,7 @@ impl Kernel {
                 count: None,
             });
         }
-        for a in split {
+        for a in split.arrays.iter().filter(|_| split.two_parts) {
             layout_entries.push(wgpu::BindGroupLayoutEntry {
                 binding: a.binding + split::SECOND_PART,
                 ..layout_entries[a.binding as usize]
@@ -102,7 +106,7 @@ impl Kernel {
             layout,
             pipelines,
             storage,
-            split: split.to_vec(),
+            split,
             split_point: split::split_point(device.limits().max_storage_buffer_binding_size),
             label,
             dispatched: AtomicU64::new(0),
@@ -110,7 +114,7 @@ impl Kernel {
     }
 
     /// A bind group of the uniform and the storage buffers, in binding order (a split array's
-    /// buffer as its two parts).
+    /// buffer as its two parts where they are two).
     pub fn bind(
         &self,
         device: &wgpu::Device,
@@ -129,7 +133,13 @@ impl Kernel {
         }];
         for (k, b) in storage.iter().enumerate() {
             let binding = k as u32 + 1;
-            match self.split.iter().find(|a| a.binding == binding) {
+            let two = self.split.two_parts;
+            match self
+                .split
+                .arrays
+                .iter()
+                .find(|a| two && a.binding == binding)
+            {
                 None => entries.push(wgpu::BindGroupEntry {
                     binding,
                     resource: b.as_entire_binding(),

@@ -1,7 +1,7 @@
 //! Relaxation displacements (shaders/gpu/relaxation.wgsl), gathered per particle (Jacobi) into
 //! the other position buffer.
 use super::kernel::Kernel;
-use super::split::SplitArray;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, relaxation};
@@ -39,11 +39,22 @@ pub struct Relaxation {
 }
 
 impl Relaxation {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Relaxation {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Relaxation {
         let src = include_str!("../../shaders/gpu/relaxation.wgsl");
         Relaxation {
-            kernel: Kernel::new(device, "relaxation", src, true, 6, SPLIT, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "relaxation",
+                src,
+                true,
+                6,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main"],
+            ),
         }
     }
 

@@ -3,7 +3,7 @@
 //! per cell an insertion sort by id, so the order is exactly the CPU grid's, and a gather of
 //! the predicted state into that order.
 use super::kernel::Kernel;
-use super::split::SplitArray;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
@@ -85,8 +85,8 @@ pub struct ScatterBuffers<'a> {
 }
 
 impl Scatter {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Scatter {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Scatter {
         let src = include_str!("../../shaders/gpu/scatter.wgsl");
         Scatter {
             kernel: Kernel::new(
@@ -95,7 +95,10 @@ impl Scatter {
                 src,
                 true,
                 10,
-                SPLIT,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
                 &["scatter", "sort_gather"],
             ),
         }

@@ -85,7 +85,6 @@ pub(super) fn v3(v: Vec3A) -> [f32; 3] {
 impl GpuLiquidSolver {
     /// A solver for `params` sized for the particles `p` (uploaded before the first step).
     pub fn new(ctx: GpuContext, params: LiquidParams, p: &Particles) -> Result<GpuLiquidSolver> {
-        split::check_bindings(&ctx.limits, &ctx.info.name)?;
         let grid = GridSpec::new(&params, p)?;
         let n = u32::try_from(p.len())
             .map_err(|_| Error::input("more than 2^32 particles cannot run on the GPU"))?;
@@ -106,23 +105,28 @@ impl GpuLiquidSolver {
                 .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
+        // The per-particle arrays go in two parts where they exceed one storage binding.
+        let two = split::two_parts(n as u64, ctx.limits.max_storage_buffer_binding_size);
+        if two {
+            split::check_bindings(&ctx.limits, &ctx.info.name)?;
+        }
         let device = &ctx.device;
         let prefix =
             prefix_sum::PrefixSum::new(&ctx, &bufs.cell_count, &bufs.cell_start, ncells + 1)?;
         let passes = Passes {
-            cell_index: cell_index::CellIndex::new(device),
+            cell_index: cell_index::CellIndex::new(device, two),
             count: count::Count::new(device),
             prefix,
-            scatter: scatter::Scatter::new(device),
+            scatter: scatter::Scatter::new(device, two),
             boundary_grid: boundary_grid::BoundaryGridPass::new(device),
-            density: density::Density::new(device),
-            relaxation: relaxation::Relaxation::new(device),
-            viscosity: viscosity::Viscosity::new(device),
-            walls: walls::WallsPass::new(device),
-            velocity: velocity::Velocity::new(device),
-            contacts: contacts::Contacts::new(device),
-            impulses: impulses::Impulses::new(device),
-            push_out: push_out::PushOut::new(device),
+            density: density::Density::new(device, two),
+            relaxation: relaxation::Relaxation::new(device, two),
+            viscosity: viscosity::Viscosity::new(device, two),
+            walls: walls::WallsPass::new(device, two),
+            velocity: velocity::Velocity::new(device, two),
+            contacts: contacts::Contacts::new(device, two),
+            impulses: impulses::Impulses::new(device, two),
+            push_out: push_out::PushOut::new(device, two),
         };
         let stamps = ctx.timestamps.then(|| {
             let capacity = 64;

@@ -1,11 +1,11 @@
-//! Per-particle arrays larger than one storage binding: each is one buffer bound as two parts
-//! (binding offsets), the first holding the indices below the split point, and the passes
-//! reach it through the accessors of shaders/gpu/split.wgsl. Every such array is always bound
-//! in two parts (when it fits one binding, both parts are the whole buffer and the second is
-//! never read), so the shaders have one code path.
+//! Per-particle arrays larger than one storage binding: where a scene's arrays exceed it, each
+//! is one buffer bound as two parts (binding offsets), the first holding the indices below the
+//! split point; the passes reach it through the accessors of shaders/gpu/split.wgsl, which
+//! otherwise bind it whole (so a scene that fits pays nothing).
 use crate::{Error, Result};
 
-/// The accessor template (`NAME`, `TYPE`, `FIRST`, `SECOND` replaced per array).
+/// The accessor templates, two parts then one (`NAME`, `TYPE`, `FIRST`, `SECOND` replaced per
+/// array).
 pub const TEMPLATE: &str = include_str!("../../shaders/gpu/split.wgsl");
 
 /// The second part of the array at binding `b` is at binding `b + SECOND_PART`.
@@ -14,11 +14,12 @@ pub const SECOND_PART: u32 = 32;
 /// Parts an array can be split into.
 pub const MAX_PARTS: u64 = 2;
 
-/// The most storage bindings one pass takes, split arrays' second parts included (the
-/// scatter: 10 buffers, 8 of them in two parts).
+/// The most storage bindings one pass takes with its arrays in two parts (the scatter: 10
+/// buffers, 8 of them in two parts).
 pub const MAX_STORAGE_BINDINGS: u32 = 18;
 
-/// Check that the device gives a pass [`MAX_STORAGE_BINDINGS`] storage bindings.
+/// Check that the device gives a pass [`MAX_STORAGE_BINDINGS`] storage bindings (needed where
+/// the arrays go in two parts).
 pub fn check_bindings(limits: &wgpu::Limits, adapter: &str) -> Result<()> {
     let has = limits.max_storage_buffers_per_shader_stage;
     if has < MAX_STORAGE_BINDINGS {
@@ -56,9 +57,12 @@ impl SplitArray {
         }
     }
 
-    /// The WGSL declarations and accessors of this array.
-    pub fn wgsl(&self) -> String {
-        let body: String = TEMPLATE
+    /// The WGSL declarations and accessors of this array, in two parts or one.
+    pub fn wgsl(&self, two_parts: bool) -> String {
+        let (two, one) = TEMPLATE
+            .split_once("// one part\n")
+            .expect("split.wgsl has its one-part section");
+        let body: String = (if two_parts { two } else { one })
             .lines()
             .filter(|l| !l.starts_with("//"))
             .map(|l| format!("{l}\n"))
@@ -68,6 +72,30 @@ impl SplitArray {
             .replace("SECOND", &(self.binding + SECOND_PART).to_string())
             .replace("FIRST", &self.binding.to_string())
     }
+}
+
+/// The arrays of a pass that it reaches through the accessors, and whether they are bound in
+/// two parts.
+#[derive(Debug, Clone, Copy)]
+pub struct SplitArrays {
+    /// The arrays.
+    pub arrays: &'static [SplitArray],
+    /// Two parts each (else one).
+    pub two_parts: bool,
+}
+
+impl SplitArrays {
+    /// A pass without such arrays.
+    pub const NONE: SplitArrays = SplitArrays {
+        arrays: &[],
+        two_parts: false,
+    };
+}
+
+/// Whether the per-particle arrays of `n` particles go in two parts on a device whose storage
+/// bindings hold `limit` bytes.
+pub fn two_parts(n: u64, limit: u64) -> bool {
+    parts(n, split_point(limit)) > 1
 }
 
 /// The device's storage-binding limit in bytes, capped by [`MAX_BINDING_VAR`] when set (and
@@ -188,8 +216,11 @@ mod tests {
             name: "pos",
             binding: 3,
             ty: "vec4<f32>",
-        }
-        .wgsl();
+        };
+        let one = s.wgsl(false);
+        assert!(one.contains("@binding(3) var<storage, read_write> pos_0: array<vec4<f32>>"));
+        assert!(one.contains("return pos_0[i];") && !one.contains("pos_1"));
+        let s = s.wgsl(true);
         assert!(s.contains("@binding(3) var<storage, read_write> pos_0: array<vec4<f32>>"));
         assert!(s.contains("@binding(35) var<storage, read_write> pos_1: array<vec4<f32>>"));
         assert!(s.contains("fn pos_set(i: u32, v: vec4<f32>)"));

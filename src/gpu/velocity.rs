@@ -1,7 +1,7 @@
 //! Velocities (shaders/gpu/velocity.wgsl): gravity at the start of the step (`gravity`) and
 //! `v = (x - x_prev)/dt` at its end (`update`).
 use super::kernel::Kernel;
-use super::split::SplitArray;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use glam::Vec3A;
 
@@ -32,8 +32,8 @@ pub struct Velocity {
 }
 
 impl Velocity {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Velocity {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Velocity {
         let src = include_str!("../../shaders/gpu/velocity.wgsl");
         Velocity {
             kernel: Kernel::new(
@@ -42,7 +42,10 @@ impl Velocity {
                 src,
                 true,
                 3,
-                SPLIT,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
                 &["gravity", "update"],
             ),
         }

@@ -1,7 +1,7 @@
 //! Viscosity impulses (shaders/gpu/viscosity.wgsl), gathered per particle into the other
 //! velocity buffer.
 use super::kernel::Kernel;
-use super::split::SplitArray;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, Particles, viscosity};
@@ -39,8 +39,8 @@ pub struct Viscosity {
 }
 
 impl Viscosity {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Viscosity {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Viscosity {
         let src = include_str!("../../shaders/gpu/viscosity.wgsl");
         Viscosity {
             kernel: Kernel::new(
@@ -49,7 +49,10 @@ impl Viscosity {
                 src,
                 true,
                 6,
-                SPLIT,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
                 &["main", "with_gravity"],
             ),
         }

@@ -1,7 +1,7 @@
 //! Wall collisions (shaders/gpu/walls.wgsl): projection inside the container with restitution
 //! and Coulomb friction, in place; at the end of a step fused with the velocity update.
 use super::kernel::Kernel;
-use super::split::SplitArray;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::params::Walls;
 use crate::liquid::{Particles, walls};
 
@@ -32,8 +32,8 @@ pub struct WallsPass {
 }
 
 impl WallsPass {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> WallsPass {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> WallsPass {
         let src = include_str!("../../shaders/gpu/walls.wgsl");
         WallsPass {
             kernel: Kernel::new(
@@ -42,7 +42,10 @@ impl WallsPass {
                 src,
                 true,
                 3,
-                SPLIT,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
                 &["main", "with_update"],
             ),
         }
