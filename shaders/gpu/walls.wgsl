@@ -3,17 +3,17 @@
 // `with_update` then sets the velocity v = (x - prev)/dt (the velocity pass's `update`,
 // keeping w), so that a step with walls ends in one pass.
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> prev: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> vel: array<vec4<f32>>;
+// pos: binding 1, in two parts (split.wgsl).
+// prev: binding 2, in two parts (split.wgsl).
+// vel: binding 3, in two parts (split.wgsl).
 
 fn collide(i: u32) {
-    let p = pos[i];
+    let p = pos_get(i);
     var x = p.xyz;
     if (all(x >= P.wall_lo) && all(x <= P.wall_hi)) {
         return;
     }
-    var v = (x - prev[i].xyz) / P.dt;
+    var v = (x - prev_get(i).xyz) / P.dt;
     for (var a = 0u; a < 3u; a = a + 1u) {
         var wall = 0.0;
         var sgn = 0.0;
@@ -45,8 +45,8 @@ fn collide(i: u32) {
             }
         }
     }
-    pos[i] = vec4<f32>(x, p.w);
-    prev[i] = vec4<f32>(x - v * P.dt, p.w);
+    pos_set(i, vec4<f32>(x, p.w));
+    prev_set(i, vec4<f32>(x - v * P.dt, p.w));
 }
 
 @compute @workgroup_size(256)
@@ -65,5 +65,5 @@ fn with_update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
         return;
     }
     collide(i);
-    vel[i] = vec4<f32>((pos[i].xyz - prev[i].xyz) * P.inv_dt, vel[i].w);
+    vel_set(i, vec4<f32>((pos_get(i).xyz - prev_get(i).xyz) * P.inv_dt, vel_get(i).w));
 }

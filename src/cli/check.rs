@@ -114,6 +114,11 @@ pub fn run(args: CheckArgs) -> Result<()> {
                 "  GPU memory         none: the GPU backend refuses the scene: {e}"
             ),
         };
+        let _ = writeln!(
+            o,
+            "  GPU bindings       {}",
+            crate::gpu::split::check_line(particles.len() as u64)
+        );
     }
     let bodies = build::bodies(&loaded, liquid.spacing)?;
     let inside = crate::coupling::inside::inside_bodies(particles, &bodies);

@@ -3,6 +3,7 @@
 //! their own, then a scatter, a per-cell sort by index and a gather, so the order is (cell,
 //! index) exactly as the CPU's [`BoundaryGrid`]. The density pass gathers from it.
 use super::kernel::Kernel;
+use super::split::SplitArrays;
 use crate::liquid::boundary::{BoundaryGrid, BoundaryParticles};
 use crate::liquid::grid::Grid;
 
@@ -41,6 +42,7 @@ impl BoundaryGridPass {
                 src,
                 true,
                 6,
+                SplitArrays::NONE,
                 &["cell_index", "scatter", "sort_cells", "gather"],
             ),
         }

@@ -1,6 +1,8 @@
 //! The liquid's GPU buffers in structure-of-arrays layout, sized and checked against the
-//! adapter's limits, and the memory they take per particle.
+//! adapter's limits (the per-particle arrays against two storage bindings each, see
+//! `split`), and the memory they take per particle.
 use super::context::GpuContext;
+use super::split;
 use crate::{Error, Result};
 
 /// `vec4<f32>` per particle.
@@ -52,8 +54,8 @@ pub struct GpuParams {
     pub n_boundary: u32,
     /// Intervals of the walls' kernel-sum table (its entries less one).
     pub wall_samples: u32,
-    /// Padding.
-    pub pad: u32,
+    /// Split point of the per-particle arrays bound in two parts (`split::split_point`).
+    pub split: u32,
 }
 
 /// Per-phase constants (`Phase` in common.wgsl).
@@ -158,9 +160,58 @@ pub fn check_fits(ctx: &GpuContext, what: &str, size: u64) -> Result<()> {
     Ok(())
 }
 
+/// Check that a per-particle array of `n` elements of `element` bytes fits one buffer of this
+/// device and at most [`split::MAX_PARTS`] storage bindings of it (split at the device's split
+/// point).
+pub fn check_parts(ctx: &GpuContext, what: &str, n: u64, element: u64) -> Result<()> {
+    let size = n * element;
+    let max = ctx.limits.max_buffer_size;
+    let binding = ctx.limits.max_storage_buffer_binding_size;
+    let parts = split::parts(n, split::split_point(binding));
+    let problem = if size > max {
+        format!(", more than one buffer holds ({max} bytes)")
+    } else if parts > split::MAX_PARTS {
+        format!(
+            " in {parts} storage bindings of at most {binding} bytes, more than the {} the \
+             GPU backend splits an array into",
+            split::MAX_PARTS
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::input(format!(
+        "the scene is too large for the GPU {}: its {what} buffer needs {size} bytes\
+         {problem}; fix: use fewer particles (a larger spacing), a smaller container, or \
+         --backend cpu",
+        ctx.info.name
+    )))
+}
+
 /// A storage buffer of `size` bytes (at least 16), counted into `bytes`.
 pub fn storage(ctx: &GpuContext, label: &str, size: u64, bytes: &mut u64) -> Result<wgpu::Buffer> {
     check_fits(ctx, label, size)?;
+    unchecked_storage(ctx, label, size, bytes)
+}
+
+/// A per-particle storage buffer of `n` elements of `element` bytes, bound in up to
+/// [`split::MAX_PARTS`] parts, counted into `bytes`.
+pub fn particle_storage(
+    ctx: &GpuContext,
+    label: &str,
+    n: u64,
+    element: u64,
+    bytes: &mut u64,
+) -> Result<wgpu::Buffer> {
+    check_parts(ctx, label, n, element)?;
+    unchecked_storage(ctx, label, n * element, bytes)
+}
+
+fn unchecked_storage(
+    ctx: &GpuContext,
+    label: &str,
+    size: u64,
+    bytes: &mut u64,
+) -> Result<wgpu::Buffer> {
     let size = storage_size(size);
     *bytes += size;
     Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
@@ -187,19 +238,19 @@ impl LiquidBuffers {
         let cells = (ncells + 1) * 4;
         let buffers = LiquidBuffers {
             pos: [
-                storage(ctx, "position", n * VEC4, &mut b)?,
-                storage(ctx, "position", n * VEC4, &mut b)?,
+                particle_storage(ctx, "position", n, VEC4, &mut b)?,
+                particle_storage(ctx, "position", n, VEC4, &mut b)?,
             ],
             vel: [
-                storage(ctx, "velocity", n * VEC4, &mut b)?,
-                storage(ctx, "velocity", n * VEC4, &mut b)?,
+                particle_storage(ctx, "velocity", n, VEC4, &mut b)?,
+                particle_storage(ctx, "velocity", n, VEC4, &mut b)?,
             ],
             id: [
-                storage(ctx, "id", n * 4, &mut b)?,
-                storage(ctx, "id", n * 4, &mut b)?,
+                particle_storage(ctx, "id", n, 4, &mut b)?,
+                particle_storage(ctx, "id", n, 4, &mut b)?,
             ],
-            cell_of: storage(ctx, "cell index", n * 4, &mut b)?,
-            perm: storage(ctx, "permutation", n * 4, &mut b)?,
+            cell_of: particle_storage(ctx, "cell index", n, 4, &mut b)?,
+            perm: particle_storage(ctx, "permutation", n, 4, &mut b)?,
             cell_count: storage(ctx, "cell count", cells, &mut b)?,
             cell_start: storage(ctx, "cell start", cells, &mut b)?,
             flags: storage(ctx, "flags", 16, &mut b)?,

@@ -2,8 +2,28 @@
 //! `v += g dt` at `with_gravity`), the grid cell of `x*` and its count, one invocation per
 //! particle.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray {
+        name: "pos",
+        binding: 1,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "vel",
+        binding: 2,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "cell_of",
+        binding: 3,
+        ty: "u32",
+    },
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -13,8 +33,8 @@ pub struct CellIndex {
 }
 
 impl CellIndex {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> CellIndex {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> CellIndex {
         let src = include_str!("../../shaders/gpu/cell_index.wgsl");
         CellIndex {
             kernel: Kernel::new(
@@ -23,6 +43,10 @@ impl CellIndex {
                 src,
                 true,
                 5,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
                 &["main", "with_gravity"],
             ),
         }

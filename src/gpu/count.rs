@@ -1,6 +1,7 @@
 //! Cell counts (shaders/gpu/count.wgsl): an atomic increment per particle into counts that
 //! the last scatter left clear.
 use super::kernel::Kernel;
+use super::split::SplitArrays;
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -14,7 +15,7 @@ impl Count {
     pub fn new(device: &wgpu::Device) -> Count {
         let src = include_str!("../../shaders/gpu/count.wgsl");
         Count {
-            kernel: Kernel::new(device, "count", src, true, 2, &["main"]),
+            kernel: Kernel::new(device, "count", src, true, 2, SplitArrays::NONE, &["main"]),
         }
     }
 

@@ -3,11 +3,31 @@
 //! boundary particles gathered from their own bins in the same cells, and the walls' table)
 //! are added in the CPU's order.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::boundary::{self, BoundaryGrid, BoundaryParticles, WallKernel};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray {
+        name: "pos",
+        binding: 1,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "cell_of",
+        binding: 2,
+        ty: "u32",
+    },
+    SplitArray {
+        name: "press",
+        binding: 5,
+        ty: "vec4<f32>",
+    },
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -38,11 +58,22 @@ pub struct DensityBuffers<'a> {
 }
 
 impl Density {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Density {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Density {
         let src = include_str!("../../shaders/gpu/density.wgsl");
         Density {
-            kernel: Kernel::new(device, "density", src, true, 8, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "density",
+                src,
+                true,
+                8,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main"],
+            ),
         }
     }
 

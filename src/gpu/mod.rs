@@ -37,8 +37,10 @@
 //! Besides the passes: `solver` holds the [`GpuLiquidSolver`] (buffers, uploads, the step's
 //! orchestration), `recording` records each phase, `timing` times them, `readback` reads
 //! results back, `single_pass` runs one phase alone (the per-pass tests' hooks), `grid_spec`
-//! places the grid, `exchange` answers the coupling (pairs down, impulses and push-outs up),
-//! and `liquid` implements the [`crate::liquid::Liquid`] interface ([`GpuLiquid`]). This
+//! places the grid, `split` binds each per-particle array as two parts so that a scene larger
+//! than one storage binding runs (the shaders' accessors are `shaders/gpu/split.wgsl`),
+//! `exchange` answers the coupling (pairs down, impulses and push-outs up), and `liquid`
+//! implements the [`crate::liquid::Liquid`] interface ([`GpuLiquid`]). This
 //! module imports `liquid/` and never the reverse.
 pub mod boundary_grid;
 pub mod buffers;
@@ -60,6 +62,7 @@ pub mod relaxation;
 pub mod scatter;
 pub mod single_pass;
 pub mod solver;
+pub mod split;
 pub mod timing;
 pub mod velocity;
 pub mod viscosity;

@@ -3,6 +3,7 @@
 use super::buffers::storage;
 use super::context::GpuContext;
 use super::kernel::Kernel;
+use super::split::SplitArrays;
 use crate::Result;
 
 /// A prefix sum of a fixed length with its level buffers and bind groups.
@@ -30,6 +31,7 @@ impl PrefixSum {
             include_str!("../../shaders/gpu/prefix_sum.wgsl"),
             false,
             3,
+            SplitArrays::NONE,
             &["scan_block", "add_block"],
         );
         let mut bytes = 0u64;

@@ -1,10 +1,35 @@
 //! Relaxation displacements (shaders/gpu/relaxation.wgsl), gathered per particle (Jacobi) into
 //! the other position buffer.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray {
+        name: "pos",
+        binding: 1,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "cell_of",
+        binding: 2,
+        ty: "u32",
+    },
+    SplitArray {
+        name: "press",
+        binding: 5,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "pos_out",
+        binding: 6,
+        ty: "vec4<f32>",
+    },
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -14,11 +39,22 @@ pub struct Relaxation {
 }
 
 impl Relaxation {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Relaxation {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Relaxation {
         let src = include_str!("../../shaders/gpu/relaxation.wgsl");
         Relaxation {
-            kernel: Kernel::new(device, "relaxation", src, true, 6, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "relaxation",
+                src,
+                true,
+                6,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main"],
+            ),
         }
     }
 

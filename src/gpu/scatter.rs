@@ -3,9 +3,54 @@
 //! per cell an insertion sort by id, so the order is exactly the CPU grid's, and a gather of
 //! the predicted state into that order.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray {
+        name: "cell_of",
+        binding: 1,
+        ty: "u32",
+    },
+    SplitArray {
+        name: "perm",
+        binding: 4,
+        ty: "u32",
+    },
+    SplitArray {
+        name: "id_in",
+        binding: 5,
+        ty: "u32",
+    },
+    SplitArray {
+        name: "pos_in",
+        binding: 6,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "pred",
+        binding: 7,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "pos_out",
+        binding: 8,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "prev_out",
+        binding: 9,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "id_out",
+        binding: 10,
+        ty: "u32",
+    },
+];
 
 /// The pass's pipelines (`scatter`, `sort_gather`).
 #[derive(Debug)]
@@ -40,8 +85,8 @@ pub struct ScatterBuffers<'a> {
 }
 
 impl Scatter {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Scatter {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Scatter {
         let src = include_str!("../../shaders/gpu/scatter.wgsl");
         Scatter {
             kernel: Kernel::new(
@@ -50,6 +95,10 @@ impl Scatter {
                 src,
                 true,
                 10,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
                 &["scatter", "sort_gather"],
             ),
         }

@@ -8,7 +8,7 @@ use super::grid_spec::GridSpec;
 use super::timing::{Recorder, Stamps};
 use super::{
     boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
-    relaxation, scatter, velocity, viscosity, walls,
+    relaxation, scatter, split, velocity, viscosity, walls,
 };
 use crate::liquid::boundary::{BoundaryParticles, WALL_TABLE_SAMPLES, WallKernel};
 use crate::liquid::{LiquidParams, Particles};
@@ -105,23 +105,28 @@ impl GpuLiquidSolver {
                 .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
+        // The per-particle arrays go in two parts where they exceed one storage binding.
+        let two = split::two_parts(n as u64, ctx.limits.max_storage_buffer_binding_size);
+        if two {
+            split::check_bindings(&ctx.limits, &ctx.info.name)?;
+        }
         let device = &ctx.device;
         let prefix =
             prefix_sum::PrefixSum::new(&ctx, &bufs.cell_count, &bufs.cell_start, ncells + 1)?;
         let passes = Passes {
-            cell_index: cell_index::CellIndex::new(device),
+            cell_index: cell_index::CellIndex::new(device, two),
             count: count::Count::new(device),
             prefix,
-            scatter: scatter::Scatter::new(device),
+            scatter: scatter::Scatter::new(device, two),
             boundary_grid: boundary_grid::BoundaryGridPass::new(device),
-            density: density::Density::new(device),
-            relaxation: relaxation::Relaxation::new(device),
-            viscosity: viscosity::Viscosity::new(device),
-            walls: walls::WallsPass::new(device),
-            velocity: velocity::Velocity::new(device),
-            contacts: contacts::Contacts::new(device),
-            impulses: impulses::Impulses::new(device),
-            push_out: push_out::PushOut::new(device),
+            density: density::Density::new(device, two),
+            relaxation: relaxation::Relaxation::new(device, two),
+            viscosity: viscosity::Viscosity::new(device, two),
+            walls: walls::WallsPass::new(device, two),
+            velocity: velocity::Velocity::new(device, two),
+            contacts: contacts::Contacts::new(device, two),
+            impulses: impulses::Impulses::new(device, two),
+            push_out: push_out::PushOut::new(device, two),
         };
         let stamps = ctx.timestamps.then(|| {
             let capacity = 64;
@@ -280,7 +285,7 @@ impl GpuLiquidSolver {
             half_spacing: p.spacing / 2.0,
             n_boundary: self.n_boundary,
             wall_samples: WALL_TABLE_SAMPLES as u32,
-            pad: 0,
+            split: split::split_point(self.ctx.limits.max_storage_buffer_binding_size),
         };
         let q = &self.ctx.queue;
         q.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&gp));

@@ -1,10 +1,35 @@
 //! Viscosity impulses (shaders/gpu/viscosity.wgsl), gathered per particle into the other
 //! velocity buffer.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, Particles, viscosity};
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray {
+        name: "pos",
+        binding: 1,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "cell_of",
+        binding: 2,
+        ty: "u32",
+    },
+    SplitArray {
+        name: "vel",
+        binding: 5,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "vel_out",
+        binding: 6,
+        ty: "vec4<f32>",
+    },
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -14,11 +39,22 @@ pub struct Viscosity {
 }
 
 impl Viscosity {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Viscosity {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Viscosity {
         let src = include_str!("../../shaders/gpu/viscosity.wgsl");
         Viscosity {
-            kernel: Kernel::new(device, "viscosity", src, true, 6, &["main", "with_gravity"]),
+            kernel: Kernel::new(
+                device,
+                "viscosity",
+                src,
+                true,
+                6,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main", "with_gravity"],
+            ),
         }
     }
 

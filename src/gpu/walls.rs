@@ -1,8 +1,28 @@
 //! Wall collisions (shaders/gpu/walls.wgsl): projection inside the container with restitution
 //! and Coulomb friction, in place; at the end of a step fused with the velocity update.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::params::Walls;
 use crate::liquid::{Particles, walls};
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray {
+        name: "pos",
+        binding: 1,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "prev",
+        binding: 2,
+        ty: "vec4<f32>",
+    },
+    SplitArray {
+        name: "vel",
+        binding: 3,
+        ty: "vec4<f32>",
+    },
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -12,11 +32,22 @@ pub struct WallsPass {
 }
 
 impl WallsPass {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> WallsPass {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> WallsPass {
         let src = include_str!("../../shaders/gpu/walls.wgsl");
         WallsPass {
-            kernel: Kernel::new(device, "walls", src, true, 3, &["main", "with_update"]),
+            kernel: Kernel::new(
+                device,
+                "walls",
+                src,
+                true,
+                3,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main", "with_update"],
+            ),
         }
     }
 
