@@ -2,25 +2,11 @@
 //! frames from two GPU runs, memory per particle, and how the backend is chosen.
 mod common;
 mod gpu_common;
+use gpu_common::DAM;
 use sphrigid::backend::Backend;
 use sphrigid::gpu::GpuLiquidSolver;
 use sphrigid::gpu::context::{AdapterKind, adapters};
 use sphrigid::sim::Simulation;
-
-// A small dam break: a 10 x 15 x 8 column collapsing along a tank.
-const DAM: &str = r#"
-    gravity = [0, -9.81, 0]
-    [time]
-    fps = 60
-    [container]
-    min = [0, 0, 0]
-    max = [0.3, 0.2, 0.08]
-    [[liquid]]
-    min = [0, 0, 0]
-    max = [0.1, 0.15, 0.08]
-    spacing = 0.01
-    viscosity = { sigma = 0.5, beta = 0.0 }
-"#;
 
 /// Largest per-particle distance between the CPU and GPU backends after `steps` steps, in
 /// spacings, and the largest distance any particle moved.

@@ -5,23 +5,10 @@
 mod common;
 mod gpu_common;
 
+use gpu_common::DAM;
+
 use std::path::Path;
 use std::process::{Command, Output};
-
-/// 1,200 particles: 19,200 B of positions.
-const DAM: &str = r#"
-    gravity = [0, -9.81, 0]
-    [time]
-    fps = 60
-    [container]
-    min = [0, 0, 0]
-    max = [0.3, 0.2, 0.08]
-    [[liquid]]
-    min = [0, 0, 0]
-    max = [0.1, 0.15, 0.08]
-    spacing = 0.01
-    viscosity = { sigma = 0.5, beta = 0.0 }
-"#;
 
 /// A binding of 1,024 `vec4`: the dam break's arrays go in two parts (1,024 + 176).
 const TWO_PARTS: &str = "16384";

@@ -8,21 +8,9 @@ use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 const SPLIT: &[SplitArray] = &[
-    SplitArray {
-        name: "pos",
-        binding: 1,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "vel",
-        binding: 2,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "cell_of",
-        binding: 3,
-        ty: "u32",
-    },
+    SplitArray::vec4("pos", 1),
+    SplitArray::vec4("vel", 2),
+    SplitArray::u32("cell_of", 3),
 ];
 
 /// The pass's pipeline.

@@ -11,21 +11,9 @@ use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 const SPLIT: &[SplitArray] = &[
-    SplitArray {
-        name: "pos",
-        binding: 1,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "id",
-        binding: 2,
-        ty: "u32",
-    },
-    SplitArray {
-        name: "vel",
-        binding: 6,
-        ty: "vec4<f32>",
-    },
+    SplitArray::vec4("pos", 1),
+    SplitArray::u32("id", 2),
+    SplitArray::vec4("vel", 6),
 ];
 
 /// A liquid particle touching a body particle.

@@ -12,21 +12,9 @@ use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 const SPLIT: &[SplitArray] = &[
-    SplitArray {
-        name: "pos",
-        binding: 1,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "cell_of",
-        binding: 2,
-        ty: "u32",
-    },
-    SplitArray {
-        name: "press",
-        binding: 5,
-        ty: "vec4<f32>",
-    },
+    SplitArray::vec4("pos", 1),
+    SplitArray::u32("cell_of", 2),
+    SplitArray::vec4("press", 5),
 ];
 
 /// The pass's pipeline.

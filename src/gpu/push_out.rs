@@ -6,11 +6,7 @@ use crate::liquid::Particles;
 use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[SplitArray {
-    name: "pos",
-    binding: 1,
-    ty: "vec4<f32>",
-}];
+const SPLIT: &[SplitArray] = &[SplitArray::vec4("pos", 1)];
 
 /// The pass's pipeline.
 #[derive(Debug)]

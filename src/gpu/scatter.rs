@@ -10,46 +10,14 @@ use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 const SPLIT: &[SplitArray] = &[
-    SplitArray {
-        name: "cell_of",
-        binding: 1,
-        ty: "u32",
-    },
-    SplitArray {
-        name: "perm",
-        binding: 4,
-        ty: "u32",
-    },
-    SplitArray {
-        name: "id_in",
-        binding: 5,
-        ty: "u32",
-    },
-    SplitArray {
-        name: "pos_in",
-        binding: 6,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "pred",
-        binding: 7,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "pos_out",
-        binding: 8,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "prev_out",
-        binding: 9,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "id_out",
-        binding: 10,
-        ty: "u32",
-    },
+    SplitArray::u32("cell_of", 1),
+    SplitArray::u32("perm", 4),
+    SplitArray::u32("id_in", 5),
+    SplitArray::vec4("pos_in", 6),
+    SplitArray::vec4("pred", 7),
+    SplitArray::vec4("pos_out", 8),
+    SplitArray::vec4("prev_out", 9),
+    SplitArray::u32("id_out", 10),
 ];
 
 /// The pass's pipelines (`scatter`, `sort_gather`).

@@ -49,6 +49,24 @@ pub struct SplitArray {
 }
 
 impl SplitArray {
+    /// An array of `vec4<f32>` whose first part is at `binding`.
+    pub const fn vec4(name: &'static str, binding: u32) -> SplitArray {
+        SplitArray {
+            name,
+            binding,
+            ty: "vec4<f32>",
+        }
+    }
+
+    /// An array of `u32` whose first part is at `binding`.
+    pub const fn u32(name: &'static str, binding: u32) -> SplitArray {
+        SplitArray {
+            name,
+            binding,
+            ty: "u32",
+        }
+    }
+
     /// Bytes per element.
     pub fn element(&self) -> u64 {
         match self.ty {
@@ -212,11 +230,7 @@ mod tests {
 
     #[test]
     fn template_is_instantiated() {
-        let s = SplitArray {
-            name: "pos",
-            binding: 3,
-            ty: "vec4<f32>",
-        };
+        let s = SplitArray::vec4("pos", 3);
         let one = s.wgsl(false);
         assert!(one.contains("@binding(3) var<storage, read_write> pos_0: array<vec4<f32>>"));
         assert!(one.contains("return pos_0[i];") && !one.contains("pos_1"));

@@ -7,21 +7,9 @@ use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 const SPLIT: &[SplitArray] = &[
-    SplitArray {
-        name: "pos",
-        binding: 1,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "prev",
-        binding: 2,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "vel",
-        binding: 3,
-        ty: "vec4<f32>",
-    },
+    SplitArray::vec4("pos", 1),
+    SplitArray::vec4("prev", 2),
+    SplitArray::vec4("vel", 3),
 ];
 
 /// The pass's pipelines.

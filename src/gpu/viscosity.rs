@@ -9,26 +9,10 @@ use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 const SPLIT: &[SplitArray] = &[
-    SplitArray {
-        name: "pos",
-        binding: 1,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "cell_of",
-        binding: 2,
-        ty: "u32",
-    },
-    SplitArray {
-        name: "vel",
-        binding: 5,
-        ty: "vec4<f32>",
-    },
-    SplitArray {
-        name: "vel_out",
-        binding: 6,
-        ty: "vec4<f32>",
-    },
+    SplitArray::vec4("pos", 1),
+    SplitArray::u32("cell_of", 2),
+    SplitArray::vec4("vel", 5),
+    SplitArray::vec4("vel_out", 6),
 ];
 
 /// The pass's pipeline.
