@@ -62,17 +62,7 @@ fn two_gpu_runs_write_identical_frames() {
     std::fs::write(&scene, DAM).unwrap();
     let outs = ["a", "b"].map(|o| dir.path().join(o));
     for out in &outs {
-        let r = common::sphrigid(&[
-            "run",
-            scene.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--frames",
-            "3",
-            "--backend",
-            "gpu",
-            "--quiet",
-        ]);
+        let r = common::sphrigid(&gpu_common::gpu_run_args(&scene, out, "3"));
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     }
     let manifest = std::fs::read_to_string(outs[0].join("manifest.json")).unwrap();
@@ -98,17 +88,7 @@ fn a_resumed_gpu_run_writes_the_frames_of_an_unbroken_one() {
     let scene = dir.path().join("dam.toml");
     std::fs::write(&scene, DAM).unwrap();
     let run = |out: &std::path::Path, frames: &str, resume: bool| {
-        let mut args = vec![
-            "run",
-            scene.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--frames",
-            frames,
-            "--backend",
-            "gpu",
-            "--quiet",
-        ];
+        let mut args = gpu_common::gpu_run_args(&scene, out, frames);
         if resume {
             args.push("--resume");
         }

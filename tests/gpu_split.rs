@@ -33,20 +33,7 @@ fn ok(r: &Output) -> String {
 }
 
 fn run(cap: Option<&str>, scene: &Path, out: &Path) -> Output {
-    sphrigid(
-        cap,
-        &[
-            "run",
-            scene.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--frames",
-            "3",
-            "--backend",
-            "gpu",
-            "--quiet",
-        ],
-    )
+    sphrigid(cap, &gpu_common::gpu_run_args(scene, out, "3"))
 }
 
 #[test]

@@ -134,7 +134,7 @@ pub fn mib(bytes: f64) -> String {
 
 /// A `kB` field of a `/proc` file (`MemAvailable:` of /proc/meminfo, `VmHWM:` of
 /// /proc/self/status), in bytes.
-fn proc_kb(file: &str, field: &str) -> Option<u64> {
+pub fn proc_kb(file: &str, field: &str) -> Option<u64> {
     let text = std::fs::read_to_string(file).ok()?;
     let line = text.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line[field.len()..]

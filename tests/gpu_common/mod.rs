@@ -3,6 +3,22 @@
 //! `SPHRIGID_REQUIRE_GPU` set, as `.ci/run` does), where a missing adapter fails them.
 #![allow(dead_code)]
 use sphrigid::gpu::context::{AdapterKind, GpuContext};
+use std::path::Path;
+
+/// The arguments of `sphrigid run SCENE --out OUT --frames FRAMES --backend gpu --quiet`.
+pub fn gpu_run_args<'a>(scene: &'a Path, out: &'a Path, frames: &'a str) -> Vec<&'a str> {
+    vec![
+        "run",
+        scene.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--frames",
+        frames,
+        "--backend",
+        "gpu",
+        "--quiet",
+    ]
+}
 
 /// A small dam break: a 10 x 15 x 8 column (1,200 particles, 19,200 B of positions)
 /// collapsing along a tank.
