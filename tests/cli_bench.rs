@@ -170,3 +170,35 @@ fn check_reports_the_measured_memory_per_particle() {
         .unwrap_or_else(|| panic!("no bytes per particle in {line}"));
     assert!((100.0..100_000.0).contains(&bytes), "{line}");
 }
+
+#[test]
+fn check_reports_the_gpu_memory_a_scene_needs() {
+    let scene = floating_box();
+    let r = common::sphrigid(&["check", &scene]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let out = String::from_utf8_lossy(&r.stdout);
+    let field = |key: &str| -> f64 {
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with(key))
+            .unwrap_or_else(|| panic!("no {key} line in\n{out}"));
+        line.trim_start()[key.len()..]
+            .split_whitespace()
+            .next()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no figure in {line}"))
+    };
+    let (mib, n) = (field("GPU memory"), field("particles"));
+    let line = out.lines().find(|l| l.contains("GPU memory")).unwrap();
+    let per_particle: f64 = line
+        .split('(')
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no bytes per particle in {line}"));
+    // 80 B of particle arrays and about 8 B of grid cells per particle: at most 96 B.
+    assert!((80.0..=96.0).contains(&per_particle), "{line}");
+    // The total is the same count (to the MiB figure's rounding).
+    let total = per_particle * n / (1 << 20) as f64;
+    assert!((total - mib).abs() <= 0.051, "{total} MiB vs {line}");
+}

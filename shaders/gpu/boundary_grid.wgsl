@@ -1,7 +1,8 @@
 // Body boundary particles binned into the liquid grid's cells, sorted by (cell, index), so that
 // the density pass gathers their kernel sums in a fixed order. P.n is the number of boundary
 // particles here; the counts (count.wgsl) and their prefix sum run between `cell_index` and
-// `scatter`, into `cell_start`, with `cursor` cleared again.
+// `scatter`, into `cell_start`; the scatter counts each cell's cursor (its count) down to zero,
+// which leaves the counts clear for the next build.
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> input: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> cell_of: array<u32>;
@@ -20,7 +21,7 @@ fn cell_index(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     cell_of[k] = linear_cell(cell_coords(input[k].xyz));
 }
 
-// perm[slot] = k, slots of a cell in arbitrary order.
+// perm[slot] = k, slots of a cell in arbitrary order (counting the cell's cursor down).
 @compute @workgroup_size(256)
 fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let k = linear_id(gid, nwg);
@@ -28,7 +29,7 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
         return;
     }
     let c = cell_of[k];
-    perm[cell_start[c] + atomicAdd(&cursor[c], 1u)] = k;
+    perm[cell_start[c] + atomicSub(&cursor[c], 1u) - 1u] = k;
 }
 
 // One invocation per cell: insertion sort of its slots by index.

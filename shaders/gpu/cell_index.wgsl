@@ -1,20 +1,18 @@
-// Prediction and cell index: x* = x + v dt (written over the velocity, which the step
-// recomputes from positions at its end), and the grid cell of x*.
+// Prediction, cell index and cell count: x* = x + v dt (written over the velocity, which the
+// step recomputes from positions at its end), the grid cell of x*, and one atomic increment
+// of that cell's count. `with_gravity` first adds g dt to the velocity (the step's gravity,
+// when no viscosity pass has added it already).
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> vel: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> cell_of: array<u32>;
+// pos: binding 1, in two parts (split.wgsl).
+// vel: binding 2, in two parts (split.wgsl).
+// cell_of: binding 3, in two parts (split.wgsl).
 @group(0) @binding(4) var<storage, read_write> flags: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> count: array<atomic<u32>>;
 
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let k = linear_id(gid, nwg);
-    if (k >= P.n) {
-        return;
-    }
-    let p = pos[k];
-    let x = p.xyz + vel[k].xyz * P.dt;
-    vel[k] = vec4<f32>(x, p.w);
+fn predict(k: u32, v: vec3<f32>) {
+    let p = pos_get(k);
+    let x = p.xyz + v * P.dt;
+    vel_set(k, vec4<f32>(x, p.w));
     // Not finite (NaN or infinite): x != x catches NaN, the bound catches infinities.
     let big = vec3<f32>(3.0e38);
     if (any(x != x) || any(abs(x) > big)) {
@@ -24,5 +22,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (any(c < vec3<f32>(0.0)) || any(c >= vec3<f32>(P.dims))) {
         atomicOr(&flags[0], 2u);
     }
-    cell_of[k] = linear_cell(cell_coords(x));
+    let cell = linear_cell(cell_coords(x));
+    cell_of_set(k, cell);
+    atomicAdd(&count[cell], 1u);
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let k = linear_id(gid, nwg);
+    if (k >= P.n) {
+        return;
+    }
+    predict(k, vel_get(k).xyz);
+}
+
+@compute @workgroup_size(256)
+fn with_gravity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let k = linear_id(gid, nwg);
+    if (k >= P.n) {
+        return;
+    }
+    predict(k, vel_get(k).xyz + P.gravity_dt);
 }

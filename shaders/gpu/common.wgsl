@@ -21,7 +21,8 @@ struct Params {
     half_spacing: f32,
     n_boundary: u32,
     wall_samples: u32,
-    pad0: u32,
+    // Indices below it are in the first part of a split array (split.wgsl).
+    split: u32,
 }
 
 struct Phase {

@@ -4,12 +4,12 @@
 // (liquid id, body particle, distance, slot), the liquid particle's position (w = phase) and
 // its velocity, so that only contacts go down to the CPU.
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> id: array<u32>;
+// pos: binding 1, in two parts (split.wgsl).
+// id: binding 2, in two parts (split.wgsl).
 @group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
 @group(0) @binding(4) var<storage, read_write> body: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> count: array<atomic<u32>>;
-@group(0) @binding(6) var<storage, read_write> vel: array<vec4<f32>>;
+// vel: binding 6, in two parts (split.wgsl).
 @group(0) @binding(7) var<storage, read_write> pairs: array<vec4<u32>>;
 
 @compute @workgroup_size(256)
@@ -28,14 +28,14 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         let start = cell_start[cells.x];
         let end = cell_start[cells.y];
         for (var j = start; j < end; j = j + 1u) {
-            let r = pos[j].xyz - xb;
+            let r = pos_get(j).xyz - xb;
             let d = sqrt(dot(r, r));
             if (d < reach) {
                 let k = atomicAdd(&count[0], 1u);
                 if (k < cap) {
-                    pairs[3u * k] = vec4<u32>(id[j], b, bitcast<u32>(d), j);
-                    pairs[3u * k + 1u] = bitcast<vec4<u32>>(pos[j]);
-                    pairs[3u * k + 2u] = bitcast<vec4<u32>>(vel[j]);
+                    pairs[3u * k] = vec4<u32>(id_get(j), b, bitcast<u32>(d), j);
+                    pairs[3u * k + 1u] = bitcast<vec4<u32>>(pos_get(j));
+                    pairs[3u * k + 2u] = bitcast<vec4<u32>>(vel_get(j));
                 }
             }
         }

@@ -1,4 +1,5 @@
-// Cell counts: one atomic increment per particle.
+// Cell counts: one atomic increment per particle (the body boundary particles'; the liquid's
+// cell-index pass counts its own). The counts start clear: every scatter counts them back down.
 @group(0) @binding(0) var<uniform> P: Params;
 @group(0) @binding(1) var<storage, read_write> cell_of: array<u32>;
 @group(0) @binding(2) var<storage, read_write> count: array<atomic<u32>>;
@@ -12,11 +13,3 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     atomicAdd(&count[cell_of[k]], 1u);
 }
 
-@compute @workgroup_size(256)
-fn clear(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let c = linear_id(gid, nwg);
-    if (c > P.ncells) {
-        return;
-    }
-    atomicStore(&count[c], 0u);
-}

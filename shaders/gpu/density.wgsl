@@ -1,17 +1,18 @@
 // Kernel sums rho = sum (1-q)^2 and rho_near = sum (1-q)^3 over the 27 cells around each
 // particle, plus the boundary's: the body boundary particles binned in the same cells (weighted
 // by their volume), and the six walls' ghost lattice from its table; then the particle's
-// pressure and near pressure (pressure clamped at zero without cohesion).
+// pressure and near pressure (pressure clamped at zero without cohesion). They go out as one
+// vec4 (P, P_near, 0, kernel sum) into the velocity buffer, free between the grid build's
+// gather and the velocity update (which keeps w, the kernel sum, for the download).
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> cell_of: array<u32>;
+// pos: binding 1, in two parts (split.wgsl).
+// cell_of: binding 2, in two parts (split.wgsl).
 @group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
 @group(0) @binding(4) var<storage, read_write> phases: array<Phase>;
-@group(0) @binding(5) var<storage, read_write> rho: array<f32>;
-@group(0) @binding(6) var<storage, read_write> press: array<vec2<f32>>;
-@group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
-@group(0) @binding(8) var<storage, read_write> boundary_start: array<u32>;
-@group(0) @binding(9) var<storage, read_write> boundary: array<vec4<f32>>;
+// press: binding 5, in two parts (split.wgsl).
+@group(0) @binding(6) var<storage, read_write> wall_table: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read_write> boundary_start: array<u32>;
+@group(0) @binding(8) var<storage, read_write> boundary: array<vec4<f32>>;
 
 // The walls' table at distance y from a wall plane (linear between entries; a particle past
 // the plane counts as on it), as WallKernel::at.
@@ -33,11 +34,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i >= P.n) {
         return;
     }
-    let pi = pos[i];
+    let pi = pos_get(i);
     let xi = pi.xyz;
     var s = 0.0;
     var sn = 0.0;
-    let blk = block_around_cell(cell_of[i]);
+    let blk = block_around_cell(cell_of_get(i));
     let rows = block_rows(blk);
     let h2 = P.h * P.h;
     for (var row = 0u; row < rows; row = row + 1u) {
@@ -49,7 +50,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if (j == i) {
                 continue;
             }
-            let r = pos[j].xyz - xi;
+            let r = pos_get(j).xyz - xi;
             let r2 = dot(r, r);
             if (r2 >= h2) {
                 continue;
@@ -106,6 +107,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (ph.cohesion == 0.0) {
         p = max(p, 0.0);
     }
-    rho[i] = s;
-    press[i] = vec2<f32>(p, ph.k_near_eff * sn);
+    press_set(i, vec4<f32>(p, ph.k_near_eff * sn, 0.0, s));
 }

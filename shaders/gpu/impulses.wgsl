@@ -1,7 +1,7 @@
 // Contact impulses from the CPU's LCP, one entry per liquid slot: v += dv and x += dv dt.
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> vel: array<vec4<f32>>;
+// pos: binding 1, in two parts (split.wgsl).
+// vel: binding 2, in two parts (split.wgsl).
 @group(0) @binding(3) var<storage, read_write> dv: array<vec4<f32>>;
 @group(0) @binding(4) var<storage, read_write> slots: array<u32>;
 
@@ -13,7 +13,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let s = slots[k];
     let d = dv[k].xyz;
-    vel[s] = vec4<f32>(vel[s].xyz + d, 0.0);
-    let p = pos[s];
-    pos[s] = vec4<f32>(p.xyz + d * P.dt, p.w);
+    vel_set(s, vec4<f32>(vel_get(s).xyz + d, vel_get(s).w));
+    let p = pos_get(s);
+    pos_set(s, vec4<f32>(p.xyz + d * P.dt, p.w));
 }

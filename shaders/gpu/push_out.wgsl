@@ -1,7 +1,7 @@
 // Position correction from the CPU's coupling, one entry per liquid slot: x += dx (the velocity
 // is left alone), so that no liquid stays inside a body.
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
+// pos: binding 1, in two parts (split.wgsl).
 @group(0) @binding(2) var<storage, read_write> dx: array<vec4<f32>>;
 @group(0) @binding(3) var<storage, read_write> slots: array<u32>;
 
@@ -12,6 +12,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let s = slots[k];
-    let p = pos[s];
-    pos[s] = vec4<f32>(p.xyz + dx[k].xyz, p.w);
+    let p = pos_get(s);
+    pos_set(s, vec4<f32>(p.xyz + dx[k].xyz, p.w));
 }

@@ -1,14 +1,14 @@
 // Double-density relaxation in gather (Jacobi) form: each particle sums its own displacement
-// dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij,
-// plus the walls' push: their ghosts carry the particle's own pressures and the hydrostatic
-// gradient (WallKernel::push).
+// dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij (pressures
+// as the density pass leaves them: x and y of a vec4), plus the walls' push: their ghosts carry
+// the particle's own pressures and the hydrostatic gradient (WallKernel::push).
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> cell_of: array<u32>;
+// pos: binding 1, in two parts (split.wgsl).
+// cell_of: binding 2, in two parts (split.wgsl).
 @group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
 @group(0) @binding(4) var<storage, read_write> phases: array<Phase>;
-@group(0) @binding(5) var<storage, read_write> press: array<vec2<f32>>;
-@group(0) @binding(6) var<storage, read_write> pos_out: array<vec4<f32>>;
+// press: binding 5, in two parts (split.wgsl).
+// pos_out: binding 6, in two parts (split.wgsl).
 @group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
 
 // Part `part` of the walls' table at distance y from a wall plane: 1 the push sums, 2 the
@@ -32,12 +32,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i >= P.n) {
         return;
     }
-    let pi = pos[i];
+    let pi = pos_get(i);
     let xi = pi.xyz;
-    let pr = press[i];
+    let pr = press_get(i).xy;
     let mi = phases[u32(pi.w)].mass;
     var acc = vec3<f32>(0.0);
-    let blk = block_around_cell(cell_of[i]);
+    let blk = block_around_cell(cell_of_get(i));
     let rows = block_rows(blk);
     let h2 = P.h * P.h;
     for (var row = 0u; row < rows; row = row + 1u) {
@@ -49,7 +49,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if (j == i) {
                 continue;
             }
-            let r = pos[j].xyz - xi;
+            let r = pos_get(j).xyz - xi;
             let r2 = dot(r, r);
             if (r2 >= h2) {
                 continue;
@@ -59,10 +59,10 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if (a <= 0.0 || d <= 0.0) {
                 continue;
             }
-            let pj = press[j];
+            let pj = press_get(j).xy;
             var w = 0.5;
             if (P.uniform_mass == 0u) {
-                let mj = phases[u32(pos[j].w)].mass;
+                let mj = phases[u32(pos_get(j).w)].mass;
                 w = mj / (mi + mj);
             }
             let mag = (pr.x + pj.x) * a + (pr.y + pj.y) * a * a;
@@ -95,5 +95,5 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         dx = dx + push * (P.dt * P.dt);
     }
-    pos_out[i] = vec4<f32>(xi + dx, pi.w);
+    pos_out_set(i, vec4<f32>(xi + dx, pi.w));
 }

@@ -1,16 +1,17 @@
-// Counting-sort scatter, then a per-cell sort by id so that the order is (cell, id) exactly as
-// the CPU grid's, then a gather of the predicted state into that order.
+// Counting-sort scatter, then per cell a sort by id so that the order is (cell, id) exactly as
+// the CPU grid's and a gather of the predicted state into that order. The scatter counts each
+// cell's cursor down from its count, so the counts end at zero, clear for the next build.
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> cell_of: array<u32>;
+// cell_of: binding 1, in two parts (split.wgsl).
 @group(0) @binding(2) var<storage, read_write> cell_start: array<u32>;
 @group(0) @binding(3) var<storage, read_write> cursor: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> perm: array<u32>;
-@group(0) @binding(5) var<storage, read_write> id_in: array<u32>;
-@group(0) @binding(6) var<storage, read_write> pos_in: array<vec4<f32>>;
-@group(0) @binding(7) var<storage, read_write> pred: array<vec4<f32>>;
-@group(0) @binding(8) var<storage, read_write> pos_out: array<vec4<f32>>;
-@group(0) @binding(9) var<storage, read_write> prev_out: array<vec4<f32>>;
-@group(0) @binding(10) var<storage, read_write> id_out: array<u32>;
+// perm: binding 4, in two parts (split.wgsl).
+// id_in: binding 5, in two parts (split.wgsl).
+// pos_in: binding 6, in two parts (split.wgsl).
+// pred: binding 7, in two parts (split.wgsl).
+// pos_out: binding 8, in two parts (split.wgsl).
+// prev_out: binding 9, in two parts (split.wgsl).
+// id_out: binding 10, in two parts (split.wgsl).
 
 // perm[slot] = k, slots of a cell in arbitrary order.
 @compute @workgroup_size(256)
@@ -19,14 +20,15 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (k >= P.n) {
         return;
     }
-    let c = cell_of[k];
-    let slot = cell_start[c] + atomicAdd(&cursor[c], 1u);
-    perm[slot] = k;
+    let c = cell_of_get(k);
+    let slot = cell_start[c] + atomicSub(&cursor[c], 1u) - 1u;
+    perm_set(slot, k);
 }
 
-// One invocation per cell: insertion sort of its slots by id; record each slot's cell.
+// One invocation per cell: insertion sort of its slots by id; then each slot s of the cell
+// takes particle perm[s] (predicted position, start-of-step position, id) and records its cell.
 @compute @workgroup_size(256)
-fn sort_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn sort_gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = linear_id(gid, nwg);
     if (c >= P.ncells) {
         return;
@@ -34,36 +36,27 @@ fn sort_cells(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgr
     let s = cell_start[c];
     let e = cell_start[c + 1u];
     for (var a = s + 1u; a < e; a = a + 1u) {
-        let k = perm[a];
-        let key = id_in[k];
+        let k = perm_get(a);
+        let key = id_in_get(k);
         var b = a;
         loop {
             if (b <= s) {
                 break;
             }
-            let kb = perm[b - 1u];
-            if (id_in[kb] <= key) {
+            let kb = perm_get(b - 1u);
+            if (id_in_get(kb) <= key) {
                 break;
             }
-            perm[b] = kb;
+            perm_set(b, kb);
             b = b - 1u;
         }
-        perm[b] = k;
+        perm_set(b, k);
     }
     for (var a = s; a < e; a = a + 1u) {
-        cell_of[a] = c;
+        let k = perm_get(a);
+        pos_out_set(a, pred_get(k));
+        prev_out_set(a, pos_in_get(k));
+        id_out_set(a, id_in_get(k));
+        cell_of_set(a, c);
     }
-}
-
-// Slot s takes particle perm[s]: predicted position, start-of-step position, id.
-@compute @workgroup_size(256)
-fn gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let s = linear_id(gid, nwg);
-    if (s >= P.n) {
-        return;
-    }
-    let k = perm[s];
-    pos_out[s] = pred[k];
-    prev_out[s] = pos_in[k];
-    id_out[s] = id_in[k];
 }

@@ -1,8 +1,9 @@
-// Velocities: gravity at the start of the step, v = (x - x_prev)/dt at its end.
+// Velocities: gravity at the start of the step, v = (x - x_prev)/dt at its end. Both keep w
+// (the kernel sum of the last density pass).
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> prev: array<vec4<f32>>;
-@group(0) @binding(3) var<storage, read_write> vel: array<vec4<f32>>;
+// pos: binding 1, in two parts (split.wgsl).
+// prev: binding 2, in two parts (split.wgsl).
+// vel: binding 3, in two parts (split.wgsl).
 
 @compute @workgroup_size(256)
 fn gravity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -10,7 +11,7 @@ fn gravity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
     if (i >= P.n) {
         return;
     }
-    vel[i] = vec4<f32>(vel[i].xyz + P.gravity_dt, 0.0);
+    vel_set(i, vec4<f32>(vel_get(i).xyz + P.gravity_dt, vel_get(i).w));
 }
 
 @compute @workgroup_size(256)
@@ -19,5 +20,5 @@ fn update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= P.n) {
         return;
     }
-    vel[i] = vec4<f32>((pos[i].xyz - prev[i].xyz) * P.inv_dt, 0.0);
+    vel_set(i, vec4<f32>((pos_get(i).xyz - prev_get(i).xyz) * P.inv_dt, vel_get(i).w));
 }

@@ -1,21 +1,19 @@
 // Liquid against the container walls: project centres inside and move the start-of-step
 // position so that (x - prev)/dt is the velocity after restitution and Coulomb friction.
+// `with_update` then sets the velocity v = (x - prev)/dt (the velocity pass's `update`,
+// keeping w), so that a step with walls ends in one pass.
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> pos: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> prev: array<vec4<f32>>;
+// pos: binding 1, in two parts (split.wgsl).
+// prev: binding 2, in two parts (split.wgsl).
+// vel: binding 3, in two parts (split.wgsl).
 
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = linear_id(gid, nwg);
-    if (i >= P.n) {
-        return;
-    }
-    let p = pos[i];
+fn collide(i: u32) {
+    let p = pos_get(i);
     var x = p.xyz;
     if (all(x >= P.wall_lo) && all(x <= P.wall_hi)) {
         return;
     }
-    var v = (x - prev[i].xyz) / P.dt;
+    var v = (x - prev_get(i).xyz) / P.dt;
     for (var a = 0u; a < 3u; a = a + 1u) {
         var wall = 0.0;
         var sgn = 0.0;
@@ -47,6 +45,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             }
         }
     }
-    pos[i] = vec4<f32>(x, p.w);
-    prev[i] = vec4<f32>(x - v * P.dt, p.w);
+    pos_set(i, vec4<f32>(x, p.w));
+    prev_set(i, vec4<f32>(x - v * P.dt, p.w));
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(gid, nwg);
+    if (i >= P.n) {
+        return;
+    }
+    collide(i);
+}
+
+@compute @workgroup_size(256)
+fn with_update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(gid, nwg);
+    if (i >= P.n) {
+        return;
+    }
+    collide(i);
+    vel_set(i, vec4<f32>((pos_get(i).xyz - prev_get(i).xyz) * P.inv_dt, vel_get(i).w));
 }

@@ -79,6 +79,9 @@ pub struct BenchResult {
     /// GPU memory allocated per liquid particle, bytes (GPU backend only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_bytes_per_particle: Option<f64>,
+    /// Compute dispatches per step over the timed steps (GPU backend only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_dispatches_per_step: Option<f64>,
     /// Particle-steps per second relative to the CPU backend on the same scene and size.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub speedup_vs_cpu: Option<f64>,
@@ -158,6 +161,7 @@ fn result(
         phase_timing: "wall clock".into(),
         adapter: None,
         gpu_bytes_per_particle: None,
+        gpu_dispatches_per_step: None,
         speedup_vs_cpu: None,
     }
 }
@@ -202,12 +206,15 @@ pub fn bench_cpu(loaded: &scene::LoadedScene, steps: u32, from_frame: u32) -> Re
 pub fn bench_gpu(loaded: &scene::LoadedScene, steps: u32, from_frame: u32) -> Result<BenchResult> {
     let mut sim = prepared(loaded, Backend::Gpu, from_frame)?;
     sim.liquid.wait()?;
+    let dispatched = |sim: &Simulation| sim.liquid.device().map_or(0, |d| d.dispatches);
+    let before = dispatched(&sim);
     let t = Instant::now();
     for _ in 0..steps {
         sim.step()?;
     }
     sim.liquid.wait()?;
     let wall = t.elapsed().as_secs_f64();
+    let dispatches = (dispatched(&sim) - before) as f64 / steps.max(1) as f64;
     sim.sync_particles()?;
     let device = sim.liquid.device().expect("a GPU simulation");
     let (timing, label) = if device.timestamps {
@@ -230,6 +237,7 @@ pub fn bench_gpu(loaded: &scene::LoadedScene, steps: u32, from_frame: u32) -> Re
         phase_timing: label.into(),
         adapter: Some(adapter),
         gpu_bytes_per_particle: Some(bpp),
+        gpu_dispatches_per_step: Some(dispatches),
         ..result(&sim, Backend::Gpu, steps, from_frame, wall, phase_ms)
     })
 }
@@ -383,8 +391,8 @@ fn table(args: &BenchArgs, results: &[BenchResult]) -> String {
     }
     let _ = writeln!(
         o,
-        " {:>8} {:>14} {:>14}",
-        "speed-up", "CPU B/particle", "GPU B/particle"
+        " {:>8} {:>14} {:>14} {:>15}",
+        "speed-up", "CPU B/particle", "GPU B/particle", "dispatches/step"
     );
     for r in results {
         let _ = write!(
@@ -399,11 +407,12 @@ fn table(args: &BenchArgs, results: &[BenchResult]) -> String {
             .speedup_vs_cpu
             .map_or("-".to_string(), |s| format!("{s:.2}x"));
         let bytes = |b: Option<f64>| b.map_or("-".to_string(), |b| format!("{b:.1}"));
-        let (cpu, gpu) = (
+        let (cpu, gpu, dispatches) = (
             bytes(r.cpu_bytes_per_particle),
             bytes(r.gpu_bytes_per_particle),
+            bytes(r.gpu_dispatches_per_step),
         );
-        let _ = writeln!(o, " {sp:>8} {cpu:>14} {gpu:>14}");
+        let _ = writeln!(o, " {sp:>8} {cpu:>14} {gpu:>14} {dispatches:>15}");
     }
     if bodies {
         let _ = writeln!(

@@ -101,6 +101,25 @@ pub fn run(args: CheckArgs) -> Result<()> {
         footprint::mib(fp.gpu_device_bytes),
         footprint::mib((particles.len() * 32) as f64)
     );
+    if !particles.is_empty() {
+        let _ = match crate::gpu::GpuLiquidSolver::bytes_needed(params, particles) {
+            Ok(b) => writeln!(
+                o,
+                "  GPU memory         {} ({:.1} B per particle: the GPU backend's buffers, counted as bench counts them; bodies add 40 B per boundary particle)",
+                footprint::mib(b as f64),
+                b as f64 / particles.len() as f64
+            ),
+            Err(e) => writeln!(
+                o,
+                "  GPU memory         none: the GPU backend refuses the scene: {e}"
+            ),
+        };
+        let _ = writeln!(
+            o,
+            "  GPU bindings       {}",
+            crate::gpu::split::check_line(particles.len() as u64)
+        );
+    }
     let bodies = build::bodies(&loaded, liquid.spacing)?;
     let inside = crate::coupling::inside::inside_bodies(particles, &bodies);
     let removed = inside.iter().filter(|&&f| f).count();

@@ -1,17 +1,10 @@
 //! The resident memory of this process, read from Linux's `/proc/self/status`: how `check`
 //! and `bench` measure the CPU memory per particle.
+use crate::sim::footprint::proc_kb;
 
 /// The `kB` figure of `key` in `/proc/self/status`, in bytes.
 fn status_bytes(key: &str) -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with(key))?;
-    let kb: u64 = line[key.len()..]
-        .trim()
-        .trim_end_matches("kB")
-        .trim()
-        .parse()
-        .ok()?;
-    Some(kb * 1024)
+    proc_kb("/proc/self/status", key)
 }
 
 /// Run `f` and measure the peak resident memory it adds: the peak during `f` (its mark reset

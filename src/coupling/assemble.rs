@@ -41,11 +41,73 @@ pub const WEDGE_COS: f64 = 0.1;
 const PARTICLE_SHARE_MIN: f64 = 0.01;
 
 /// A row through a particle the walls hold entirely lets the body close on it at this
-/// fraction of the resting speed. Such rows on opposite faces of a body in a gap one film
-/// wide ask for an exact rigid clamp, which the smoothed normals at edges and rounding make
-/// infeasible by a hair (a ray); the position correction takes the slop out (a step closes
-/// at most `0.02 g dt^2`, about 1e-7 m at the scenes' time steps).
+/// fraction of the resting speed, where the body is clamped (see [`Clamp`]). Such rows on
+/// opposite faces of a body in a gap one film wide ask for an exact rigid clamp, which the
+/// smoothed normals at edges and rounding make infeasible by a hair (a ray); the position
+/// correction takes the slop out (a step closes at most `0.02 g dt^2`, about 1e-7 m at the
+/// scenes' time steps). A body held from one side only (a box on a film over the floor) is
+/// not clamped and gets no slop: it does not sink through the film that carries it.
 const WEDGE_SLOP: f64 = 0.01;
+
+/// The walls a body is held against this step, one bit per wall side (`axis * 2 + [lo, hi]`):
+/// through particles the walls hold entirely, and through its own wall contacts. A row that
+/// holds the body against one wall clamps it when the opposite wall holds it too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Clamp(u8);
+
+impl Clamp {
+    /// The bit of the wall of inward unit normal `n` (axis-aligned).
+    fn bit(n: DVec3) -> u8 {
+        let a = n.abs().max_position();
+        1 << (2 * a + usize::from(n[a] < 0.0))
+    }
+
+    /// Add the wall of inward unit normal `n`.
+    fn add(&mut self, n: DVec3) {
+        self.0 |= Clamp::bit(n);
+    }
+
+    /// Whether the wall opposite one of `walls` (inward normals) holds the body too.
+    pub fn opposes(self, walls: &[DVec3]) -> bool {
+        walls.iter().any(|&n| self.0 & Clamp::bit(-n) != 0)
+    }
+}
+
+/// The inward normals of the walls that hold the particle of `t` against its body: walls it
+/// rests on that the body presses it towards, while it does not move away from them.
+fn wedging_walls(t: &LiquidTouch, c: &Contacts) -> Vec<DVec3> {
+    let lc = &t.contact;
+    c.walls.map_or_else(Vec::new, |w| {
+        walls_under(lc.point, w, c.spacing)
+            .into_iter()
+            .filter(|n| lc.normal.dot(*n) < -WEDGE_COS && t.vel.dot(*n) <= 0.0)
+            .collect()
+    })
+}
+
+/// The part of `d` along the walls `walls`, if it is more than a sliver (see
+/// `PARTICLE_SHARE_MIN`): a wedged particle's share of a row in direction `d`.
+fn share_along(walls: &[DVec3], d: DVec3) -> Option<DVec3> {
+    let n = walls.iter().fold(d, |d, n| d - *n * d.dot(*n));
+    (n.length_squared() > PARTICLE_SHARE_MIN).then_some(n)
+}
+
+/// Per body, the walls it is held against (see [`Clamp`]).
+pub fn clamps(bodies: usize, c: &Contacts) -> Vec<Clamp> {
+    let mut out = vec![Clamp::default(); bodies];
+    for t in c.liquid {
+        let walls = wedging_walls(t, c);
+        if share_along(&walls, t.contact.normal).is_none() {
+            for n in walls {
+                out[t.contact.body as usize].add(n);
+            }
+        }
+    }
+    for sc in c.solid.iter().filter(|sc| sc.b.is_none()) {
+        out[sc.a as usize].add(sc.normal);
+    }
+    out
+}
 
 /// Each body's index among the dynamic bodies (the problem's bodies), `usize::MAX` for static
 /// ones.
@@ -100,6 +162,7 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
     let first = first_of_slot(&slot_list);
     let mut term = vec![0; first.len()];
     let dyn_index = dynamic_index(bodies);
+    let clamp = clamps(bodies.len(), c);
     for body in bodies.iter().filter(|b| b.dynamic) {
         // to_cols_array of a symmetric matrix is also its row-major form.
         let inv = body.world_inverse_inertia().to_cols_array();
@@ -126,19 +189,10 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
         // wall: its share of the row is the part of the direction along the wall, and the
         // wall takes the rest (a particle caught between a body and a wall holds the body off
         // the wall instead of being pushed into either).
-        let walls: Vec<DVec3> = c.walls.map_or_else(Vec::new, |w| {
-            walls_under(lc.point, w, c.spacing)
-                .into_iter()
-                .filter(|n| lc.normal.dot(*n) < -WEDGE_COS && t.vel.dot(*n) <= 0.0)
-                .collect()
-        });
-        let along_walls = |d: DVec3| walls.iter().fold(d, |d, n| d - *n * d.dot(*n));
+        let walls = wedging_walls(t, c);
         // Where the walls leave the particle no share (the body presses it straight into a
         // wall), the row holds the body against the wall through the particle alone.
-        let share = |d: DVec3| {
-            let n = along_walls(d);
-            (n.length_squared() > PARTICLE_SHARE_MIN).then_some(n)
-        };
+        let share = |d: DVec3| share_along(&walls, d);
         let with_particle = |row: StructuredRow, d: DVec3| match share(d) {
             Some(n) => row.with_particle(k, n.to_array()),
             None => row,
@@ -153,7 +207,7 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
         // A film of liquid between a body and a wall does not bounce: a body in a gap filled
         // from both sides cannot move away from both walls at once.
         let bounce = c.bounce && t.new && walls.is_empty();
-        let slop = if share(lc.normal).is_none() {
+        let slop = if share(lc.normal).is_none() && clamp[lc.body as usize].opposes(&walls) {
             WEDGE_SLOP * c.v_rest
         } else {
             0.0
@@ -253,4 +307,89 @@ pub fn apply(
         }
     }
     slots.iter().copied().zip(dv).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coupling::liquid_body::LiquidBodyContact;
+    use crate::rigid::{Primitive, Shape};
+    use glam::Vec3A;
+
+    /// A box of 0.04 x 0.02 x 0.04 m (spacing 0.005) whose underside lies one liquid layer
+    /// (0.005 m) above the floor of a unit container, at rest.
+    fn box_on_a_film() -> (RigidBody, Walls) {
+        let shape = Shape::Primitive(Primitive::Box {
+            size: DVec3::new(0.04, 0.02, 0.04),
+        });
+        let mut b = RigidBody::new("box", &shape, 800.0, 0.005).unwrap();
+        b.state.x = DVec3::new(0.5, 0.005 + 0.01, 0.5);
+        let r = 0.0025;
+        let walls = Walls {
+            lo: Vec3A::splat(r),
+            hi: Vec3A::splat(1.0 - r),
+            restitution: 0.0,
+            friction: 0.0,
+        };
+        (b, walls)
+    }
+
+    /// A particle on the floor under the box's centre, pressed into the floor by it.
+    fn film_particle() -> LiquidTouch {
+        LiquidTouch {
+            contact: LiquidBodyContact {
+                slot: 0,
+                body: 0,
+                normal: DVec3::NEG_Y,
+                point: DVec3::new(0.5, 0.0025, 0.5),
+                depth: 1e-6,
+            },
+            id: 0,
+            vel: DVec3::ZERO,
+            inv_mass: 1.0 / 0.125e-3,
+            new: false,
+        }
+    }
+
+    fn first_q(body: &RigidBody, walls: &Walls, solid: &[BodyContact]) -> (f64, f64) {
+        let liquid = [film_particle()];
+        let c = Contacts {
+            liquid: &liquid,
+            solid,
+            walls: Some(walls),
+            spacing: 0.005,
+            v_rest: 2.0 * 9.81 * 1e-4,
+            liquid_friction: 0.0,
+            liquid_restitution: 0.5,
+            bounce: true,
+        };
+        let (prob, _, _) = assemble(std::slice::from_ref(body), &c);
+        (prob.rows[0].q, c.v_rest)
+    }
+
+    #[test]
+    fn a_body_on_a_film_over_the_floor_may_not_close_on_it_but_a_clamped_one_may() {
+        let (b, walls) = box_on_a_film();
+        // Held by the floor only: the row holds the body exactly (it cannot sink through the
+        // film); the particle has no share (the floor holds it).
+        let (q, _) = first_q(&b, &walls, &[]);
+        assert_eq!(q, 0.0);
+        // Held against the ceiling too (a wall contact pointing down into it): the wedged row
+        // lets it close at the slop, so that rounding cannot make the clamp infeasible.
+        let ceiling = BodyContact {
+            a: 0,
+            b: None,
+            point: DVec3::new(0.5, 0.025, 0.5),
+            normal: DVec3::NEG_Y,
+            depth: 1e-6,
+        };
+        let (q, v_rest) = first_q(&b, &walls, &[ceiling]);
+        assert!((q - WEDGE_SLOP * v_rest).abs() < 1e-15, "q {q}");
+        // A wall contact on another axis does not clamp it.
+        let side = BodyContact {
+            normal: DVec3::NEG_X,
+            ..ceiling
+        };
+        assert_eq!(first_q(&b, &walls, &[side]).0, 0.0);
+    }
 }

@@ -3,6 +3,7 @@
 //! their own, then a scatter, a per-cell sort by index and a gather, so the order is (cell,
 //! index) exactly as the CPU's [`BoundaryGrid`]. The density pass gathers from it.
 use super::kernel::Kernel;
+use super::split::SplitArrays;
 use crate::liquid::boundary::{BoundaryGrid, BoundaryParticles};
 use crate::liquid::grid::Grid;
 
@@ -22,7 +23,7 @@ pub struct BoundaryGridBuffers<'a> {
     pub cell_of: &'a wgpu::Buffer,
     /// Cell starts (the prefix sum of the counts).
     pub cell_start: &'a wgpu::Buffer,
-    /// Cursors (clear on entry to the scatter).
+    /// The cells' counts, counted down to zero as cursors by the scatter.
     pub cursor: &'a wgpu::Buffer,
     /// Permutation: slot -> uploaded index.
     pub perm: &'a wgpu::Buffer,
@@ -41,6 +42,7 @@ impl BoundaryGridPass {
                 src,
                 true,
                 6,
+                SplitArrays::NONE,
                 &["cell_index", "scatter", "sort_cells", "gather"],
             ),
         }

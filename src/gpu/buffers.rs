@@ -1,6 +1,8 @@
 //! The liquid's GPU buffers in structure-of-arrays layout, sized and checked against the
-//! adapter's limits, and the memory they take per particle.
+//! adapter's limits (the per-particle arrays against two storage bindings each, see
+//! `split`), and the memory they take per particle.
 use super::context::GpuContext;
+use super::split;
 use crate::{Error, Result};
 
 /// `vec4<f32>` per particle.
@@ -52,8 +54,8 @@ pub struct GpuParams {
     pub n_boundary: u32,
     /// Intervals of the walls' kernel-sum table (its entries less one).
     pub wall_samples: u32,
-    /// Padding.
-    pub pad: u32,
+    /// Split point of the per-particle arrays bound in two parts (`split::split_point`).
+    pub split: u32,
 }
 
 /// Per-phase constants (`Phase` in common.wgsl).
@@ -81,21 +83,19 @@ pub struct GpuPhase {
 pub struct LiquidBuffers {
     /// Positions (w: phase index), two buffers.
     pub pos: [wgpu::Buffer; 2],
-    /// Velocities (also the predicted positions between the cell-index pass and the gather).
+    /// Velocities and start-of-step positions, the cursor's `vel` naming the velocities' (w:
+    /// the kernel sum of the last density pass), the other the start-of-step positions in grid
+    /// order. During a step the velocity buffer holds, in turn, the velocities, the predicted
+    /// positions (from the cell-index pass to the gather) and the pressures (from the density
+    /// pass to the velocity update).
     pub vel: [wgpu::Buffer; 2],
-    /// Positions at the start of the step, in grid order.
-    pub prev: wgpu::Buffer,
     /// Particle ids, two buffers.
     pub id: [wgpu::Buffer; 2],
     /// Cell of each particle (unsorted during the sort, then of each slot).
     pub cell_of: wgpu::Buffer,
     /// Sorting permutation: slot -> unsorted index.
     pub perm: wgpu::Buffer,
-    /// Kernel sums of the last relaxation pass.
-    pub rho: wgpu::Buffer,
-    /// Pressure and near pressure.
-    pub press: wgpu::Buffer,
-    /// Counts per cell (and the scatter's cursors), ncells + 1.
+    /// Counts per cell (and the scatter's cursors, which count them back to zero), ncells + 1.
     pub cell_count: wgpu::Buffer,
     /// Exclusive prefix sum of the counts, ncells + 1.
     pub cell_start: wgpu::Buffer,
@@ -110,6 +110,40 @@ pub struct LiquidBuffers {
     pub params: wgpu::Buffer,
     /// Bytes allocated in all of the above.
     pub bytes: u64,
+}
+
+/// Bytes of the per-particle arrays: positions 2 x 16, velocities and start-of-step positions
+/// 2 x 16, ids 2 x 4, cell 4, permutation 4.
+pub const BYTES_PER_PARTICLE: u64 = 2 * VEC4 + 2 * VEC4 + 2 * 4 + 4 + 4;
+
+/// The size a [`storage`] buffer of `size` bytes takes.
+pub fn storage_size(size: u64) -> u64 {
+    size.max(16).next_multiple_of(4)
+}
+
+/// Bytes that [`LiquidBuffers::new`] allocates for `n` particles, `ncells` cells, `phases`
+/// phases and a walls' table of `wall_entries` entries (the accounting `check` reports).
+pub fn liquid_bytes(n: u64, ncells: u64, phases: u64, wall_entries: u64) -> u64 {
+    let cells = (ncells + 1) * 4;
+    [
+        n * VEC4,
+        n * VEC4,
+        n * VEC4,
+        n * VEC4,
+        n * 4,
+        n * 4,
+        n * 4,
+        n * 4,
+        cells,
+        cells,
+        16,
+        phases * std::mem::size_of::<GpuPhase>() as u64,
+        wall_entries * 8,
+    ]
+    .iter()
+    .map(|&b| storage_size(b))
+    .sum::<u64>()
+        + std::mem::size_of::<GpuParams>() as u64
 }
 
 /// Check that a buffer of `size` bytes fits one storage binding of this device.
@@ -127,10 +161,59 @@ pub fn check_fits(ctx: &GpuContext, what: &str, size: u64) -> Result<()> {
     Ok(())
 }
 
+/// Check that a per-particle array of `n` elements of `element` bytes fits one buffer of this
+/// device and at most [`split::MAX_PARTS`] storage bindings of it (split at the device's split
+/// point).
+pub fn check_parts(ctx: &GpuContext, what: &str, n: u64, element: u64) -> Result<()> {
+    let size = n * element;
+    let max = ctx.limits.max_buffer_size;
+    let binding = ctx.limits.max_storage_buffer_binding_size;
+    let parts = split::parts(n, split::split_point(binding));
+    let problem = if size > max {
+        format!(", more than one buffer holds ({max} bytes)")
+    } else if parts > split::MAX_PARTS {
+        format!(
+            " in {parts} storage bindings of at most {binding} bytes, more than the {} the \
+             GPU backend splits an array into",
+            split::MAX_PARTS
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::input(format!(
+        "the scene is too large for the GPU {}: its {what} buffer needs {size} bytes\
+         {problem}; fix: use fewer particles (a larger spacing), a smaller container, or \
+         --backend cpu",
+        ctx.info.name
+    )))
+}
+
 /// A storage buffer of `size` bytes (at least 16), counted into `bytes`.
 pub fn storage(ctx: &GpuContext, label: &str, size: u64, bytes: &mut u64) -> Result<wgpu::Buffer> {
     check_fits(ctx, label, size)?;
-    let size = size.max(16).next_multiple_of(4);
+    unchecked_storage(ctx, label, size, bytes)
+}
+
+/// A per-particle storage buffer of `n` elements of `element` bytes, bound in up to
+/// [`split::MAX_PARTS`] parts, counted into `bytes`.
+pub fn particle_storage(
+    ctx: &GpuContext,
+    label: &str,
+    n: u64,
+    element: u64,
+    bytes: &mut u64,
+) -> Result<wgpu::Buffer> {
+    check_parts(ctx, label, n, element)?;
+    unchecked_storage(ctx, label, n * element, bytes)
+}
+
+fn unchecked_storage(
+    ctx: &GpuContext,
+    label: &str,
+    size: u64,
+    bytes: &mut u64,
+) -> Result<wgpu::Buffer> {
+    let size = storage_size(size);
     *bytes += size;
     Ok(ctx.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some(label),
@@ -156,22 +239,19 @@ impl LiquidBuffers {
         let cells = (ncells + 1) * 4;
         let buffers = LiquidBuffers {
             pos: [
-                storage(ctx, "position", n * VEC4, &mut b)?,
-                storage(ctx, "position", n * VEC4, &mut b)?,
+                particle_storage(ctx, "position", n, VEC4, &mut b)?,
+                particle_storage(ctx, "position", n, VEC4, &mut b)?,
             ],
             vel: [
-                storage(ctx, "velocity", n * VEC4, &mut b)?,
-                storage(ctx, "velocity", n * VEC4, &mut b)?,
+                particle_storage(ctx, "velocity", n, VEC4, &mut b)?,
+                particle_storage(ctx, "velocity", n, VEC4, &mut b)?,
             ],
-            prev: storage(ctx, "start-of-step position", n * VEC4, &mut b)?,
             id: [
-                storage(ctx, "id", n * 4, &mut b)?,
-                storage(ctx, "id", n * 4, &mut b)?,
+                particle_storage(ctx, "id", n, 4, &mut b)?,
+                particle_storage(ctx, "id", n, 4, &mut b)?,
             ],
-            cell_of: storage(ctx, "cell index", n * 4, &mut b)?,
-            perm: storage(ctx, "permutation", n * 4, &mut b)?,
-            rho: storage(ctx, "density", n * 4, &mut b)?,
-            press: storage(ctx, "pressure", n * 8, &mut b)?,
+            cell_of: particle_storage(ctx, "cell index", n, 4, &mut b)?,
+            perm: particle_storage(ctx, "permutation", n, 4, &mut b)?,
             cell_count: storage(ctx, "cell count", cells, &mut b)?,
             cell_start: storage(ctx, "cell start", cells, &mut b)?,
             flags: storage(ctx, "flags", 16, &mut b)?,
@@ -194,6 +274,7 @@ impl LiquidBuffers {
             },
             bytes: 0,
         };
+        debug_assert_eq!(b, liquid_bytes(n, ncells, phases, wall_entries));
         Ok(LiquidBuffers {
             bytes: b,
             ..buffers
@@ -224,6 +305,23 @@ pub struct BoundaryBuffers {
     pub bytes: u64,
 }
 
+/// Bytes that [`BoundaryBuffers::new`] allocates for `capacity` particles over `ncells`
+/// cells.
+pub fn boundary_bytes(capacity: u64, ncells: u64) -> u64 {
+    let cells = if capacity == 0 { 0 } else { (ncells + 1) * 4 };
+    [
+        capacity * VEC4,
+        capacity * 4,
+        capacity * 4,
+        capacity * VEC4,
+        cells,
+    ]
+    .iter()
+    .map(|&b| storage_size(b))
+    .sum::<u64>()
+        + std::mem::size_of::<GpuParams>() as u64
+}
+
 impl BoundaryBuffers {
     /// Buffers for `capacity` particles over `ncells` cells; with no particles, 16-byte
     /// placeholders that the density pass binds but never reads.
@@ -246,6 +344,7 @@ impl BoundaryBuffers {
             }),
             bytes: 0,
         };
+        debug_assert_eq!(b + size, boundary_bytes(capacity, ncells));
         Ok(BoundaryBuffers {
             bytes: b + size,
             ..buffers

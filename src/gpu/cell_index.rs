@@ -1,8 +1,17 @@
-//! Prediction and cell index (shaders/gpu/cell_index.wgsl): `x* = x + v dt` and the grid cell
-//! of `x*`, one invocation per particle.
+//! Prediction, cell index and count (shaders/gpu/cell_index.wgsl): `x* = x + v dt` (after
+//! `v += g dt` at `with_gravity`), the grid cell of `x*` and its count, one invocation per
+//! particle.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray::vec4("pos", 1),
+    SplitArray::vec4("vel", 2),
+    SplitArray::u32("cell_of", 3),
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -12,11 +21,22 @@ pub struct CellIndex {
 }
 
 impl CellIndex {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> CellIndex {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> CellIndex {
         let src = include_str!("../../shaders/gpu/cell_index.wgsl");
         CellIndex {
-            kernel: Kernel::new(device, "cell_index", src, true, 4, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "cell_index",
+                src,
+                true,
+                5,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main", "with_gravity"],
+            ),
         }
     }
 
@@ -26,17 +46,19 @@ impl CellIndex {
         &self,
         device: &wgpu::Device,
         pass: &mut wgpu::ComputePass<'_>,
+        entry: &str,
         params: &wgpu::Buffer,
         pos: &wgpu::Buffer,
         vel: &wgpu::Buffer,
         cell_of: &wgpu::Buffer,
         flags: &wgpu::Buffer,
+        count: &wgpu::Buffer,
         n: u32,
     ) {
         let g = self
             .kernel
-            .bind(device, params, &[pos, vel, cell_of, flags]);
-        self.kernel.dispatch(pass, "main", &g, n);
+            .bind(device, params, &[pos, vel, cell_of, flags, count]);
+        self.kernel.dispatch(pass, entry, &g, n);
     }
 }
 

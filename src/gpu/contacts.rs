@@ -3,10 +3,18 @@
 //! there, and sent down to the CPU (for the LCP) sorted by (liquid id, body particle), each
 //! with the liquid particle's position, phase and velocity.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 pub use crate::liquid::backend::BodyParticle;
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray::vec4("pos", 1),
+    SplitArray::u32("id", 2),
+    SplitArray::vec4("vel", 6),
+];
 
 /// A liquid particle touching a body particle.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -35,11 +43,22 @@ pub struct Contacts {
 }
 
 impl Contacts {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Contacts {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Contacts {
         let src = include_str!("../../shaders/gpu/contacts.wgsl");
         Contacts {
-            kernel: Kernel::new(device, "contacts", src, true, 7, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "contacts",
+                src,
+                true,
+                7,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main"],
+            ),
         }
     }
 }

@@ -19,7 +19,8 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     /// Name, driver and kind of the adapter.
     pub info: wgpu::AdapterInfo,
-    /// The limits the device was created with (all the adapter has).
+    /// The limits the device was created with (all the adapter has, the storage-binding size
+    /// capped by the testing knob `SPHRIGID_GPU_MAX_BINDING`).
     pub limits: wgpu::Limits,
     /// Whether compute passes can write GPU timestamps.
     pub timestamps: bool,
@@ -118,14 +119,16 @@ pub fn describe(info: &wgpu::AdapterInfo) -> String {
 }
 
 impl GpuContext {
-    /// Open the best adapter `kind` accepts, asking for all of its limits and for timestamp
-    /// queries where it has them. `Ok(None)` when there is no such adapter.
+    /// Open the best adapter `kind` accepts, asking for all of its limits (less a storage
+    /// binding capped by the testing knob) and for timestamp queries where it has them. `Ok(None)` when there is no such adapter.
     pub fn new(kind: AdapterKind) -> Result<Option<GpuContext>> {
         let Some(adapter) = adapters(kind).into_iter().next() else {
             return Ok(None);
         };
         let info = adapter.get_info();
-        let limits = adapter.limits();
+        let mut limits = adapter.limits();
+        limits.max_storage_buffer_binding_size =
+            super::split::binding_limit(limits.max_storage_buffer_binding_size)?;
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let required_features = if timestamps {
             wgpu::Features::TIMESTAMP_QUERY
@@ -144,6 +147,8 @@ impl GpuContext {
                 describe(&info)
             ))
         })?;
+        // The device's own limits: the kernels split their arrays at the point these give.
+        let limits = device.limits();
         Ok(Some(GpuContext {
             device,
             queue,

@@ -1,7 +1,9 @@
-//! Cell counts (shaders/gpu/count.wgsl): an atomic increment per particle, after a clear.
+//! Cell counts (shaders/gpu/count.wgsl): an atomic increment per particle into counts that
+//! the last scatter left clear.
 use super::kernel::Kernel;
+use super::split::SplitArrays;
 
-/// The pass's pipelines (`clear`, `main`).
+/// The pass's pipeline.
 #[derive(Debug)]
 pub struct Count {
     /// Its kernel.
@@ -13,22 +15,8 @@ impl Count {
     pub fn new(device: &wgpu::Device) -> Count {
         let src = include_str!("../../shaders/gpu/count.wgsl");
         Count {
-            kernel: Kernel::new(device, "count", src, true, 2, &["clear", "main"]),
+            kernel: Kernel::new(device, "count", src, true, 2, SplitArrays::NONE, &["main"]),
         }
-    }
-
-    /// Record a clear of `count` (`ncells + 1` entries).
-    pub fn clear(
-        &self,
-        device: &wgpu::Device,
-        pass: &mut wgpu::ComputePass<'_>,
-        params: &wgpu::Buffer,
-        cell_of: &wgpu::Buffer,
-        count: &wgpu::Buffer,
-        ncells: u32,
-    ) {
-        let g = self.kernel.bind(device, params, &[cell_of, count]);
-        self.kernel.dispatch(pass, "clear", &g, ncells + 1);
     }
 
     /// Record the count of particles per cell into `count` (which must be clear).

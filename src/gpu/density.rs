@@ -3,11 +3,19 @@
 //! boundary particles gathered from their own bins in the same cells, and the walls' table)
 //! are added in the CPU's order.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::boundary::{self, BoundaryGrid, BoundaryParticles, WallKernel};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray::vec4("pos", 1),
+    SplitArray::u32("cell_of", 2),
+    SplitArray::vec4("press", 5),
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -27,9 +35,7 @@ pub struct DensityBuffers<'a> {
     pub cell_start: &'a wgpu::Buffer,
     /// Per-phase constants.
     pub phases: &'a wgpu::Buffer,
-    /// Kernel sums (out).
-    pub rho: &'a wgpu::Buffer,
-    /// Pressure and near pressure (out).
+    /// Pressure, near pressure, 0 and kernel sum per particle (out).
     pub press: &'a wgpu::Buffer,
     /// The walls' kernel-sum table (`wall_samples + 1` pairs).
     pub wall_table: &'a wgpu::Buffer,
@@ -40,15 +46,26 @@ pub struct DensityBuffers<'a> {
 }
 
 impl Density {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Density {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Density {
         let src = include_str!("../../shaders/gpu/density.wgsl");
         Density {
-            kernel: Kernel::new(device, "density", src, true, 9, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "density",
+                src,
+                true,
+                8,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main"],
+            ),
         }
     }
 
-    /// Record the pass: `rho` and `press` of every slot.
+    /// Record the pass: `press` (pressures and kernel sum) of every slot.
     pub fn dispatch(
         &self,
         device: &wgpu::Device,
@@ -65,7 +82,6 @@ impl Density {
                 b.cell_of,
                 b.cell_start,
                 b.phases,
-                b.rho,
                 b.press,
                 b.wall_table,
                 b.boundary_start,

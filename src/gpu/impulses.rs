@@ -2,8 +2,12 @@
 //! particle's velocity change `dv = p n / m` is added to its velocity and moves it by `dv dt`.
 //! Only the impulses go up; the particles stay on the GPU.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[SplitArray::vec4("pos", 1), SplitArray::vec4("vel", 2)];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -13,11 +17,22 @@ pub struct Impulses {
 }
 
 impl Impulses {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Impulses {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Impulses {
         let src = include_str!("../../shaders/gpu/impulses.wgsl");
         Impulses {
-            kernel: Kernel::new(device, "impulses", src, true, 4, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "impulses",
+                src,
+                true,
+                4,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main"],
+            ),
         }
     }
 }

@@ -1,6 +1,9 @@
 //! A compute kernel: one WGSL file (with the shared prelude), its bind group layout (a uniform
-//! at binding 0, storage buffers at 1..) and one pipeline per entry point.
+//! at binding 0, storage buffers at 1.., the second parts of its split arrays at
+//! 1 + [`split::SECOND_PART`]..) and one pipeline per entry point.
+use super::split::{self, SplitArrays};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The prelude every pass shares: `Params`, `Phase`, grid helpers.
 pub const COMMON: &str = include_str!("../../shaders/gpu/common.wgsl");
@@ -14,22 +17,33 @@ pub struct Kernel {
     layout: wgpu::BindGroupLayout,
     pipelines: BTreeMap<&'static str, wgpu::ComputePipeline>,
     storage: u32,
+    split: SplitArrays,
+    split_point: u32,
     label: &'static str,
+    dispatched: AtomicU64,
 }
 
 impl Kernel {
-    /// Compile `source` (after the prelude when `prelude`) with `storage` storage bindings and
-    /// a pipeline for each entry point.
+    /// Compile `source` (after the prelude when `prelude`, then the declarations and accessors
+    /// of the `split` arrays, in one part or two) with `storage` storage bindings and a pipeline
+    /// for each entry point.
     pub fn new(
         device: &wgpu::Device,
         label: &'static str,
         source: &str,
         prelude: bool,
         storage: u32,
+        split: SplitArrays,
         entries: &[&'static str],
     ) -> Kernel {
+        debug_assert!(storage + split.arrays.len() as u32 <= split::MAX_STORAGE_BINDINGS);
+        let accessors: String = split
+            .arrays
+            .iter()
+            .map(|a| a.wgsl(split.two_parts))
+            .collect();
         let text = if prelude {
-            format!("{COMMON}\n{source}")
+            format!("{COMMON}\n{accessors}\n{source}")
         } else {
             source.to_string()
         };
@@ -59,6 +73,12 @@ impl Kernel {
                 count: None,
             });
         }
+        for a in split.arrays.iter().filter(|_| split.two_parts) {
+            layout_entries.push(wgpu::BindGroupLayoutEntry {
+                binding: a.binding + split::SECOND_PART,
+                ..layout_entries[a.binding as usize]
+            });
+        }
         let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some(label),
             entries: &layout_entries,
@@ -86,11 +106,15 @@ impl Kernel {
             layout,
             pipelines,
             storage,
+            split,
+            split_point: split::split_point(device.limits().max_storage_buffer_binding_size),
             label,
+            dispatched: AtomicU64::new(0),
         }
     }
 
-    /// A bind group of the uniform and the storage buffers, in binding order.
+    /// A bind group of the uniform and the storage buffers, in binding order (a split array's
+    /// buffer as its two parts where they are two).
     pub fn bind(
         &self,
         device: &wgpu::Device,
@@ -108,10 +132,32 @@ impl Kernel {
             resource: uniform.as_entire_binding(),
         }];
         for (k, b) in storage.iter().enumerate() {
-            entries.push(wgpu::BindGroupEntry {
-                binding: k as u32 + 1,
-                resource: b.as_entire_binding(),
-            });
+            let binding = k as u32 + 1;
+            let two = self.split.two_parts;
+            match self
+                .split
+                .arrays
+                .iter()
+                .find(|a| two && a.binding == binding)
+            {
+                None => entries.push(wgpu::BindGroupEntry {
+                    binding,
+                    resource: b.as_entire_binding(),
+                }),
+                Some(a) => {
+                    let parts = split::ranges(b.size(), a.element(), self.split_point);
+                    for (p, (offset, size)) in parts.into_iter().enumerate() {
+                        entries.push(wgpu::BindGroupEntry {
+                            binding: binding + p as u32 * split::SECOND_PART,
+                            resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                                buffer: b,
+                                offset,
+                                size: wgpu::BufferSize::new(size),
+                            }),
+                        });
+                    }
+                }
+            }
         }
         device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(self.label),
@@ -129,11 +175,19 @@ impl Kernel {
         group: &wgpu::BindGroup,
         invocations: u32,
     ) {
+        self.dispatched.fetch_add(1, Ordering::Relaxed);
         let pipeline = &self.pipelines[entry];
         pass.set_pipeline(pipeline);
         pass.set_bind_group(0, group, &[]);
         let (x, y) = workgroups(invocations);
         pass.dispatch_workgroups(x, y, 1);
+    }
+}
+
+impl Kernel {
+    /// Dispatches recorded so far, over all entry points.
+    pub fn dispatched(&self) -> u64 {
+        self.dispatched.load(Ordering::Relaxed)
     }
 }
 

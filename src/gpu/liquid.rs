@@ -156,6 +156,7 @@ impl Liquid for GpuLiquid {
             adapter: context::describe(&self.solver.ctx.info),
             timestamps: self.solver.ctx.timestamps,
             bytes_per_particle: self.solver.bytes_per_particle(),
+            dispatches: self.solver.dispatches(),
         })
     }
 }

@@ -2,35 +2,45 @@
 //! module here and its shader in `shaders/gpu/` under the same name, a `dispatch` and a CPU
 //! twin that the tests hold it against.
 //!
-//! One step, in the CPU step's order: `velocity::gravity`; `viscosity` (on the previous
-//! step's grid, as the CPU uses the previous step's lists); the grid build (`cell_index`
-//! predicts `x + v dt` over the velocity buffer and bins it, `count`, `prefix_sum`, `scatter`
-//! with a per-cell sort by id and a gather, so the order is the CPU grid's (cell, id)); with
-//! bodies, `boundary_grid` bins this step's body boundary particles into the same cells,
-//! sorted by (cell, index) (its counts and prefix sum are the `count` and `prefix_sum` passes
-//! again, into a cell-start buffer of their own); per relaxation pass `density` (the liquid's
-//! kernel sums, then the body boundary particles' from the 27 cells of their bins and the
-//! walls' from their table, as the CPU adds them) then `relaxation` (ping-pong positions);
-//! `walls`; `velocity::update`. No neighbour lists: every neighbour pass loops the 27 cells
-//! around a particle as 9 contiguous x-rows. Sums are gathers in grid order, so a run repeats
-//! bit for bit on the same device; the atomics only choose slots that the per-cell sort then
-//! orders.
+//! One step, in the CPU step's order: `viscosity` at `with_gravity` (gravity added to every
+//! velocity as it is read, on the previous step's grid, as the CPU uses the previous step's
+//! lists; without viscosity `cell_index` adds the gravity); the grid build (`cell_index`
+//! predicts `x + v dt` over the velocity buffer, bins it and counts its cell, `prefix_sum`,
+//! `scatter` with per cell a sort by id and the gather, so the order is the CPU grid's
+//! (cell, id); the scatter counts each cell's cursor down to zero, which leaves the counts
+//! clear for the next build); with bodies, `boundary_grid` bins this step's body boundary
+//! particles into the same cells, sorted by (cell, index) (its counts and prefix sum are the
+//! `count` and `prefix_sum` passes again, into a cell-start buffer of their own); per
+//! relaxation pass `density` (the liquid's kernel sums, then the body boundary particles' from
+//! the 27 cells of their bins and the walls' from their table, as the CPU adds them, and the
+//! pressures) then `relaxation` (ping-pong positions); `walls` at `with_update`, which ends
+//! with the velocity update (`velocity::update` without walls). A liquid-only step is one
+//! submission with no host round trip: 5 dispatches (4 without viscosity), 2 per relaxation
+//! pass and the prefix sum's (2 per level, less one): 10 for the dam break. No neighbour lists: every neighbour pass loops the
+//! 27 cells around a particle as 9 contiguous x-rows. Sums are gathers in grid order, so a
+//! run repeats bit for bit on the same device; the atomics only choose slots that the
+//! per-cell sort then orders.
 //!
-//! Memory per particle (structure of arrays): positions 2 x 16 B (w = phase), velocities
-//! 2 x 16 B, start-of-step positions 16 B, ids 2 x 4 B, cell 4 B, permutation 4 B, kernel sum
-//! 4 B, pressures 8 B: 108 B, plus 8 B per grid cell (counts, starts), the prefix sum's level
+//! Memory per particle (structure of arrays): positions 2 x 16 B (w = phase), velocities and
+//! start-of-step positions 2 x 16 B (a ping-pong pair: one holds the velocities, w = the
+//! kernel sum, the other the start-of-step positions; from the gather to the velocity update
+//! the velocity buffer holds the pressures, the predictions before that), ids 2 x 4 B, cell
+//! 4 B, permutation 4 B: 80 B, plus 8 B per grid cell (counts, starts), the prefix sum's level
 //! totals and the walls' table (65 x 8 B). Bodies add, from the first upload of their boundary
 //! particles, 40 B per boundary particle (uploaded position and weight 16 B, cell 4 B,
 //! permutation 4 B, sorted copy 16 B; only the 16 B upload crosses the bus each step) and 4 B
 //! per grid cell (their cell starts; their counts borrow the liquid's count buffer) with a
 //! second prefix sum's level totals. All of it is counted by
-//! [`GpuLiquidSolver::bytes_allocated`].
+//! [`GpuLiquidSolver::bytes_allocated`], and the liquid's share without a device by
+//! [`GpuLiquidSolver::bytes_needed`].
 //!
 //! Besides the passes: `solver` holds the [`GpuLiquidSolver`] (buffers, uploads, the step's
 //! orchestration), `recording` records each phase, `timing` times them, `readback` reads
 //! results back, `single_pass` runs one phase alone (the per-pass tests' hooks), `grid_spec`
-//! places the grid, `exchange` answers the coupling (pairs down, impulses and push-outs up),
-//! and `liquid` implements the [`crate::liquid::Liquid`] interface ([`GpuLiquid`]). This
+//! places the grid, `split` binds each per-particle array as two parts so that a scene larger
+//! than one storage binding runs (the shaders' accessors are `shaders/gpu/split.wgsl`),
+//! `exchange` answers the coupling (pairs down, impulses and push-outs up), and `liquid`
+//! implements the [`crate::liquid::Liquid`] interface ([`GpuLiquid`]). This
 //! module imports `liquid/` and never the reverse.
 pub mod boundary_grid;
 pub mod buffers;
@@ -52,6 +62,7 @@ pub mod relaxation;
 pub mod scatter;
 pub mod single_pass;
 pub mod solver;
+pub mod split;
 pub mod timing;
 pub mod velocity;
 pub mod viscosity;

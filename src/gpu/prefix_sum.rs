@@ -3,6 +3,7 @@
 use super::buffers::storage;
 use super::context::GpuContext;
 use super::kernel::Kernel;
+use super::split::SplitArrays;
 use crate::Result;
 
 /// A prefix sum of a fixed length with its level buffers and bind groups.
@@ -30,6 +31,7 @@ impl PrefixSum {
             include_str!("../../shaders/gpu/prefix_sum.wgsl"),
             false,
             3,
+            SplitArrays::NONE,
             &["scan_block", "add_block"],
         );
         let mut bytes = 0u64;
@@ -74,6 +76,11 @@ impl PrefixSum {
         })
     }
 
+    /// Dispatches recorded so far.
+    pub fn dispatched(&self) -> u64 {
+        self.kernel.dispatched()
+    }
+
     /// Record the scan.
     pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>) {
         for (len, scan, _) in &self.levels {
@@ -82,6 +89,22 @@ impl PrefixSum {
         for (len, _, add) in self.levels.iter().rev().skip(1) {
             self.kernel.dispatch(pass, "add_block", add, *len);
         }
+    }
+}
+
+/// Bytes that [`PrefixSum::new`] allocates for a scan of `n` entries: the level totals and
+/// each level's uniform.
+pub fn bytes_for(n: u32) -> u64 {
+    let mut bytes = 0;
+    let mut len = n;
+    loop {
+        let blocks = len.div_ceil(256).max(1);
+        bytes += super::buffers::storage_size(blocks as u64 * 4) + 16;
+        if blocks == 1 {
+            return bytes;
+        }
+        bytes += super::buffers::storage_size(blocks as u64 * 4);
+        len = blocks;
     }
 }
 

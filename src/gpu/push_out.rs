@@ -1,8 +1,12 @@
 //! Position correction coming back from the CPU's coupling (shaders/gpu/push_out.wgsl): each
 //! listed liquid particle moves by `dx` out of the body it overlaps; velocities are untouched.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[SplitArray::vec4("pos", 1)];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -12,11 +16,22 @@ pub struct PushOut {
 }
 
 impl PushOut {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> PushOut {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> PushOut {
         let src = include_str!("../../shaders/gpu/push_out.wgsl");
         PushOut {
-            kernel: Kernel::new(device, "push_out", src, true, 3, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "push_out",
+                src,
+                true,
+                3,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main"],
+            ),
         }
     }
 }

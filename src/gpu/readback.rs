@@ -44,17 +44,17 @@ impl GpuLiquidSolver {
         Ok(Some((cell_of, cell_start)))
     }
 
-    /// Copy the particles back, in grid order, with their kernel sums; fails when a position
+    /// Copy the particles back, in grid order, with their kernel sums (w of the velocities);
+    /// fails when a position
     /// became non-finite, or (without a container) left the grid.
     pub fn download(&self) -> Result<Particles> {
         self.check_flags()?;
         let n = self.n as usize;
         let b = &self.bufs;
         let pos: Vec<[f32; 4]> = buffers::read(&self.ctx, &b.pos[self.cur.pos], n)?;
-        let prev: Vec<[f32; 4]> = buffers::read(&self.ctx, &b.prev, n)?;
+        let prev: Vec<[f32; 4]> = buffers::read(&self.ctx, &b.vel[1 - self.cur.vel], n)?;
         let vel: Vec<[f32; 4]> = buffers::read(&self.ctx, &b.vel[self.cur.vel], n)?;
         let id: Vec<u32> = buffers::read(&self.ctx, &b.id[self.cur.id], n)?;
-        let rho: Vec<f32> = buffers::read(&self.ctx, &b.rho, n)?;
         let xyz = |v: &[f32; 4]| Vec3A::new(v[0], v[1], v[2]);
         Ok(Particles {
             pos: pos.iter().map(xyz).collect(),
@@ -62,7 +62,7 @@ impl GpuLiquidSolver {
             vel: vel.iter().map(xyz).collect(),
             phase: pos.iter().map(|v| v[3] as u32).collect(),
             id,
-            rho,
+            rho: vel.iter().map(|v| v[3]).collect(),
         })
     }
 
@@ -115,14 +115,17 @@ impl GpuLiquidSolver {
         )
     }
 
-    /// The cell counts (after a grid build, they hold the scatter's cursors: the same counts;
-    /// after a binning of body boundary particles, theirs).
+    /// The cell counts (after a grid build or a binning of body boundary particles, zero: the
+    /// scatter counts them down).
     pub fn download_counts(&self) -> Result<Vec<u32>> {
         buffers::read(&self.ctx, &self.bufs.cell_count, self.ncells as usize + 1)
     }
 
-    /// Pressures and near pressures of the last density pass.
+    /// Pressures and near pressures of the last density pass (before the velocity update,
+    /// which overwrites them).
     pub fn download_press(&self) -> Result<Vec<[f32; 2]>> {
-        buffers::read(&self.ctx, &self.bufs.press, self.n as usize)
+        let v: Vec<[f32; 4]> =
+            buffers::read(&self.ctx, &self.bufs.vel[self.cur.vel], self.n as usize)?;
+        Ok(v.iter().map(|p| [p[0], p[1]]).collect())
     }
 }

@@ -1,6 +1,7 @@
 //! Recording each phase of the GPU step into a compute pass: which kernel, which buffers (the
-//! ping-pong buffers the cursor names), how many invocations; the phases that swap a buffer
-//! return the cursor after them.
+//! ping-pong buffers the cursor names; the velocity buffer the cursor does not name holds the
+//! start-of-step positions), how many invocations; the phases that swap a buffer return the
+//! cursor after them.
 use super::solver::Cursor;
 use super::{GpuLiquidSolver, boundary_grid, density, scatter};
 
@@ -15,18 +16,21 @@ impl GpuLiquidSolver {
             entry,
             &b.params,
             &b.pos[self.cur.pos],
-            &b.prev,
+            &b.vel[1 - self.cur.vel],
             &b.vel[self.cur.vel],
             self.n,
         );
     }
 
-    pub(super) fn rec_viscosity(&self, pass: &mut wgpu::ComputePass<'_>) -> Cursor {
+    /// Viscosity at `entry` (`main`, or `with_gravity` adding the step's gravity first), into
+    /// the other velocity buffer.
+    pub(super) fn rec_viscosity(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str) -> Cursor {
         let b = &self.bufs;
         let c = self.cur;
         self.passes.viscosity.dispatch(
             &self.ctx.device,
             pass,
+            entry,
             &b.params,
             &b.pos[c.pos],
             &b.cell_of,
@@ -42,7 +46,17 @@ impl GpuLiquidSolver {
         }
     }
 
-    pub(super) fn rec_grid(&self, pass: &mut wgpu::ComputePass<'_>) -> Cursor {
+    /// The grid build of a step: the cell-index pass at `entry` (`main`, or `with_gravity`)
+    /// predicts over the velocity buffer and counts the cells, then the prefix sum, the
+    /// scatter and per cell the sort and gather, which takes `pos_in` as the start-of-step
+    /// state into `prev_out` (in a step the positions, into the other velocity buffer).
+    pub(super) fn rec_grid_with(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        entry: &str,
+        pos_in: &wgpu::Buffer,
+        prev_out: &wgpu::Buffer,
+    ) -> Cursor {
         let b = &self.bufs;
         let c = self.cur;
         let d = &self.ctx.device;
@@ -50,30 +64,26 @@ impl GpuLiquidSolver {
         p.cell_index.dispatch(
             d,
             pass,
+            entry,
             &b.params,
             &b.pos[c.pos],
             &b.vel[c.vel],
             &b.cell_of,
             &b.flags,
+            &b.cell_count,
             self.n,
         );
-        p.count
-            .clear(d, pass, &b.params, &b.cell_of, &b.cell_count, self.ncells);
-        p.count
-            .dispatch(d, pass, &b.params, &b.cell_of, &b.cell_count, self.n);
         p.prefix.dispatch(pass);
-        p.count
-            .clear(d, pass, &b.params, &b.cell_of, &b.cell_count, self.ncells);
         let sb = scatter::ScatterBuffers {
             cell_of: &b.cell_of,
             cell_start: &b.cell_start,
             cursor: &b.cell_count,
             perm: &b.perm,
             id_in: &b.id[c.id],
-            pos_in: &b.pos[c.pos],
+            pos_in,
             pred: &b.vel[c.vel],
             pos_out: &b.pos[1 - c.pos],
-            prev_out: &b.prev,
+            prev_out,
             id_out: &b.id[1 - c.id],
         };
         p.scatter
@@ -85,8 +95,14 @@ impl GpuLiquidSolver {
         }
     }
 
-    /// Bin the body boundary particles (their counts in the liquid's count buffer, whose
-    /// counts the liquid no longer needs once its scatter is done).
+    /// The grid build of a step (see [`GpuLiquidSolver::rec_grid_with`]).
+    pub(super) fn rec_grid(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str) -> Cursor {
+        let (b, c) = (&self.bufs, self.cur);
+        self.rec_grid_with(pass, entry, &b.pos[c.pos], &b.vel[1 - c.vel])
+    }
+
+    /// Bin the body boundary particles (their counts in the liquid's count buffer, which the
+    /// liquid's scatter leaves clear and theirs clears again).
     pub(super) fn rec_boundary_grid(&self, pass: &mut wgpu::ComputePass<'_>) {
         let (Some(prefix), nb) = (&self.boundary_prefix, self.n_boundary) else {
             return;
@@ -107,12 +123,8 @@ impl GpuLiquidSolver {
             sorted: &b.sorted,
         };
         p.boundary_grid.dispatch_cells(d, pass, &b.params, &bb, nb);
-        p.count
-            .clear(d, pass, &b.params, &b.cell_of, count, self.ncells);
         p.count.dispatch(d, pass, &b.params, &b.cell_of, count, nb);
         prefix.dispatch(pass);
-        p.count
-            .clear(d, pass, &b.params, &b.cell_of, count, self.ncells);
         p.boundary_grid
             .dispatch_sort(d, pass, &b.params, &bb, nb, self.ncells);
     }
@@ -124,8 +136,7 @@ impl GpuLiquidSolver {
             cell_of: &b.cell_of,
             cell_start: &b.cell_start,
             phases: &b.phases,
-            rho: &b.rho,
-            press: &b.press,
+            press: &b.vel[self.cur.vel],
             wall_table: &b.wall_table,
             boundary_start: &self.boundary.cell_start,
             boundary: &self.boundary.sorted,
@@ -146,7 +157,7 @@ impl GpuLiquidSolver {
             &b.cell_of,
             &b.cell_start,
             &b.phases,
-            &b.press,
+            &b.vel[c.vel],
             &b.pos[1 - c.pos],
             &b.wall_table,
             self.n,
@@ -157,14 +168,17 @@ impl GpuLiquidSolver {
         }
     }
 
-    pub(super) fn rec_walls(&self, pass: &mut wgpu::ComputePass<'_>) {
-        let b = &self.bufs;
+    /// The walls at `entry` (`main`, or `with_update` setting the velocities after).
+    pub(super) fn rec_walls(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str) {
+        let (b, c) = (&self.bufs, self.cur);
         self.passes.walls.dispatch(
             &self.ctx.device,
             pass,
+            entry,
             &b.params,
-            &b.pos[self.cur.pos],
-            &b.prev,
+            &b.pos[c.pos],
+            &b.vel[1 - c.vel],
+            &b.vel[c.vel],
             self.n,
         );
     }

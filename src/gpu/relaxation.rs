@@ -1,11 +1,20 @@
 //! Relaxation displacements (shaders/gpu/relaxation.wgsl), gathered per particle (Jacobi) into
 //! the other position buffer, with the walls' push from the second half of their table.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::boundary::{self, WallKernel};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray::vec4("pos", 1),
+    SplitArray::u32("cell_of", 2),
+    SplitArray::vec4("press", 5),
+    SplitArray::vec4("pos_out", 6),
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -15,11 +24,22 @@ pub struct Relaxation {
 }
 
 impl Relaxation {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Relaxation {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Relaxation {
         let src = include_str!("../../shaders/gpu/relaxation.wgsl");
         Relaxation {
-            kernel: Kernel::new(device, "relaxation", src, true, 7, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "relaxation",
+                src,
+                true,
+                7,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main"],
+            ),
         }
     }
 

@@ -1,12 +1,26 @@
-//! Scatter and sort by (cell, id) (shaders/gpu/scatter.wgsl): atomic slots within each cell,
-//! then a per-cell insertion sort by id, so the order is exactly the CPU grid's; then a gather
-//! of the predicted state into that order.
+//! Scatter and sort by (cell, id) (shaders/gpu/scatter.wgsl): atomic slots within each cell
+//! (each cell's count counted down to zero, which clears the counts for the next build), then
+//! per cell an insertion sort by id, so the order is exactly the CPU grid's, and a gather of
+//! the predicted state into that order.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
 
-/// The pass's pipelines (`scatter`, `sort_cells`, `gather`).
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray::u32("cell_of", 1),
+    SplitArray::u32("perm", 4),
+    SplitArray::u32("id_in", 5),
+    SplitArray::vec4("pos_in", 6),
+    SplitArray::vec4("pred", 7),
+    SplitArray::vec4("pos_out", 8),
+    SplitArray::vec4("prev_out", 9),
+    SplitArray::u32("id_out", 10),
+];
+
+/// The pass's pipelines (`scatter`, `sort_gather`).
 #[derive(Debug)]
 pub struct Scatter {
     /// Its kernel.
@@ -20,7 +34,7 @@ pub struct ScatterBuffers<'a> {
     pub cell_of: &'a wgpu::Buffer,
     /// Cell starts.
     pub cell_start: &'a wgpu::Buffer,
-    /// Cursors (clear on entry).
+    /// The cells' counts, counted down to zero as cursors.
     pub cursor: &'a wgpu::Buffer,
     /// Permutation.
     pub perm: &'a wgpu::Buffer,
@@ -39,8 +53,8 @@ pub struct ScatterBuffers<'a> {
 }
 
 impl Scatter {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Scatter {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Scatter {
         let src = include_str!("../../shaders/gpu/scatter.wgsl");
         Scatter {
             kernel: Kernel::new(
@@ -49,12 +63,16 @@ impl Scatter {
                 src,
                 true,
                 10,
-                &["scatter", "sort_cells", "gather"],
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["scatter", "sort_gather"],
             ),
         }
     }
 
-    /// Record scatter, per-cell sort and gather.
+    /// Record the scatter, then per cell the sort and the gather.
     pub fn dispatch(
         &self,
         device: &wgpu::Device,
@@ -81,8 +99,7 @@ impl Scatter {
             ],
         );
         self.kernel.dispatch(pass, "scatter", &g, n);
-        self.kernel.dispatch(pass, "sort_cells", &g, ncells);
-        self.kernel.dispatch(pass, "gather", &g, n);
+        self.kernel.dispatch(pass, "sort_gather", &g, ncells);
     }
 }
 

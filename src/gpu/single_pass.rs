@@ -40,12 +40,13 @@ impl GpuLiquidSolver {
 
     /// Viscosity alone, on the current grid.
     pub fn pass_viscosity(&mut self, dt: f32) -> Result<()> {
-        self.run_alone(dt, |s, p| Some(s.rec_viscosity(p)))
+        self.run_alone(dt, |s, p| Some(s.rec_viscosity(p, "main")))
     }
 
-    /// The grid build alone: prediction by `dt`, cells, counts, prefix sum, scatter, sort.
+    /// The grid build alone: prediction by `dt`, cells and counts, prefix sum, scatter, sort
+    /// and gather.
     pub fn pass_grid(&mut self, dt: f32) -> Result<()> {
-        self.run_alone(dt, |s, p| Some(s.rec_grid(p)))?;
+        self.run_alone(dt, |s, p| Some(s.rec_grid(p, "main")))?;
         self.has_grid = true;
         Ok(())
     }
@@ -84,7 +85,15 @@ impl GpuLiquidSolver {
     /// Wall collisions alone.
     pub fn pass_walls(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {
-            s.rec_walls(p);
+            s.rec_walls(p, "main");
+            None
+        })
+    }
+
+    /// Wall collisions and the velocity update, fused as a step ends them.
+    pub fn pass_walls_update(&mut self, dt: f32) -> Result<()> {
+        self.run_alone(dt, |s, p| {
+            s.rec_walls(p, "with_update");
             None
         })
     }

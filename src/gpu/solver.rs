@@ -8,7 +8,7 @@ use super::grid_spec::GridSpec;
 use super::timing::{Recorder, Stamps};
 use super::{
     boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
-    relaxation, scatter, velocity, viscosity, walls,
+    relaxation, scatter, split, velocity, viscosity, walls,
 };
 use crate::liquid::boundary::{BoundaryParticles, WALL_TABLE_SAMPLES, WallKernel};
 use crate::liquid::{LiquidParams, Particles};
@@ -98,7 +98,7 @@ impl GpuLiquidSolver {
             n as u64,
             ncells as u64,
             params.phases.len().max(1) as u64,
-            wall_kernel.as_ref().map_or(0, |k| 3 * k.table.len() as u64),
+            wall_kernel.as_ref().map_or(0, wall_entries),
         )?;
         if let Some(k) = &wall_kernel {
             ctx.queue
@@ -113,23 +113,28 @@ impl GpuLiquidSolver {
             );
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
+        // The per-particle arrays go in two parts where they exceed one storage binding.
+        let two = split::two_parts(n as u64, ctx.limits.max_storage_buffer_binding_size);
+        if two {
+            split::check_bindings(&ctx.limits, &ctx.info.name)?;
+        }
         let device = &ctx.device;
         let prefix =
             prefix_sum::PrefixSum::new(&ctx, &bufs.cell_count, &bufs.cell_start, ncells + 1)?;
         let passes = Passes {
-            cell_index: cell_index::CellIndex::new(device),
+            cell_index: cell_index::CellIndex::new(device, two),
             count: count::Count::new(device),
             prefix,
-            scatter: scatter::Scatter::new(device),
+            scatter: scatter::Scatter::new(device, two),
             boundary_grid: boundary_grid::BoundaryGridPass::new(device),
-            density: density::Density::new(device),
-            relaxation: relaxation::Relaxation::new(device),
-            viscosity: viscosity::Viscosity::new(device),
-            walls: walls::WallsPass::new(device),
-            velocity: velocity::Velocity::new(device),
-            contacts: contacts::Contacts::new(device),
-            impulses: impulses::Impulses::new(device),
-            push_out: push_out::PushOut::new(device),
+            density: density::Density::new(device, two),
+            relaxation: relaxation::Relaxation::new(device, two),
+            viscosity: viscosity::Viscosity::new(device, two),
+            walls: walls::WallsPass::new(device, two),
+            velocity: velocity::Velocity::new(device, two),
+            contacts: contacts::Contacts::new(device, two),
+            impulses: impulses::Impulses::new(device, two),
+            push_out: push_out::PushOut::new(device, two),
         };
         let stamps = ctx.timestamps.then(|| {
             let capacity = 64;
@@ -186,6 +191,49 @@ impl GpuLiquidSolver {
         };
         s.write_params(0.0);
         Ok(s)
+    }
+
+    /// Bytes of GPU memory the liquid of `params` with the particles `p` needs before any
+    /// body boundary particle: every buffer [`GpuLiquidSolver::new`] allocates (the body
+    /// boundary particles' placeholders among them), counted as
+    /// [`GpuLiquidSolver::bytes_allocated`] counts them, without a device.
+    pub fn bytes_needed(params: &LiquidParams, p: &Particles) -> Result<u64> {
+        let grid = GridSpec::new(params, p)?;
+        let ncells = grid.cells();
+        let table = params.walls.as_ref().map_or(0, |_| {
+            wall_entries(&WallKernel::new(params.spacing, params.h))
+        });
+        Ok(buffers::liquid_bytes(
+            p.len() as u64,
+            ncells as u64,
+            params.phases.len().max(1) as u64,
+            table,
+        ) + prefix_sum::bytes_for(ncells + 1)
+            + buffers::boundary_bytes(0, 0))
+    }
+
+    /// Compute dispatches recorded so far (every pass's, the coupling's included).
+    pub fn dispatches(&self) -> u64 {
+        let p = &self.passes;
+        [
+            &p.cell_index.kernel,
+            &p.count.kernel,
+            &p.scatter.kernel,
+            &p.boundary_grid.kernel,
+            &p.density.kernel,
+            &p.relaxation.kernel,
+            &p.viscosity.kernel,
+            &p.walls.kernel,
+            &p.velocity.kernel,
+            &p.contacts.kernel,
+            &p.impulses.kernel,
+            &p.push_out.kernel,
+        ]
+        .iter()
+        .map(|k| k.dispatched())
+        .sum::<u64>()
+            + p.prefix.dispatched()
+            + self.boundary_prefix.as_ref().map_or(0, |b| b.dispatched())
     }
 
     /// Bytes of GPU memory allocated for the liquid (every persistent buffer).
@@ -252,7 +300,7 @@ impl GpuLiquidSolver {
             half_spacing: p.spacing / 2.0,
             n_boundary: self.n_boundary,
             wall_samples: WALL_TABLE_SAMPLES as u32,
-            pad: 0,
+            split: split::split_point(self.ctx.limits.max_storage_buffer_binding_size),
         };
         let q = &self.ctx.queue;
         q.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&gp));
@@ -289,14 +337,18 @@ impl GpuLiquidSolver {
             .zip(&p.phase)
             .map(|(x, &ph)| [x.x, x.y, x.z, ph as f32])
             .collect();
-        let vel: Vec<[f32; 4]> = p.vel.iter().map(|v| [v.x, v.y, v.z, 0.0]).collect();
+        let vel: Vec<[f32; 4]> = p
+            .vel
+            .iter()
+            .zip(&p.rho)
+            .map(|(v, &rho)| [v.x, v.y, v.z, rho])
+            .collect();
         self.cur = Cursor::default();
         if self.n > 0 {
             q.write_buffer(&self.bufs.pos[0], 0, bytemuck::cast_slice(&pos));
-            q.write_buffer(&self.bufs.prev, 0, bytemuck::cast_slice(&prev));
+            q.write_buffer(&self.bufs.vel[1], 0, bytemuck::cast_slice(&prev));
             q.write_buffer(&self.bufs.vel[0], 0, bytemuck::cast_slice(&vel));
             q.write_buffer(&self.bufs.id[0], 0, bytemuck::cast_slice(&p.id));
-            q.write_buffer(&self.bufs.rho, 0, bytemuck::cast_slice(&p.rho));
         }
         q.write_buffer(&self.bufs.flags, 0, &[0u8; 16]);
         self.has_grid = false;
@@ -368,16 +420,38 @@ impl GpuLiquidSolver {
     }
 
     /// Sort the particles into the grid without moving them (before the first step, whose
-    /// viscosity needs a grid): the velocities are kept in the other buffer while the
-    /// prediction by `dt = 0` overwrites them.
+    /// viscosity needs a grid). The velocities (with their kernel sums) are kept in the other
+    /// velocity buffer while the prediction by `dt = 0` overwrites them; the gather then takes
+    /// them as its start-of-step state into the position buffer it does not write (the
+    /// prediction by 0 is the positions themselves), and they are copied back, the
+    /// start-of-step positions becoming the positions.
     pub fn rebuild_grid(&mut self) -> Result<()> {
-        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        let (a, b) = (self.cur.vel, 1 - self.cur.vel);
+        if !self.uploaded {
+            return Err(Error::Run(
+                "GPU solver: upload particles before building the grid".into(),
+            ));
+        }
+        self.ensure_dt(0.0);
+        let c = self.cur;
+        let (v, p) = (c.vel, c.pos);
+        let b = &self.bufs;
         let size = self.n as u64 * buffers::VEC4;
-        enc.copy_buffer_to_buffer(&self.bufs.vel[a], 0, &self.bufs.vel[b], 0, size);
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&b.vel[v], 0, &b.vel[1 - v], 0, size);
+        {
+            let mut pass = enc.begin_compute_pass(&Default::default());
+            self.rec_grid_with(&mut pass, "main", &b.vel[1 - v], &b.pos[p]);
+        }
+        enc.copy_buffer_to_buffer(&b.pos[p], 0, &b.vel[v], 0, size);
+        enc.copy_buffer_to_buffer(&b.pos[1 - p], 0, &b.vel[1 - v], 0, size);
         self.ctx.queue.submit([enc.finish()]);
-        self.pass_grid(0.0)?;
-        self.cur.vel = b;
+        self.ctx.wait()?;
+        self.cur = Cursor {
+            pos: 1 - p,
+            id: 1 - c.id,
+            vel: v,
+        };
+        self.has_grid = true;
         Ok(())
     }
 
@@ -419,14 +493,17 @@ impl GpuLiquidSolver {
         };
         let viscous = crate::liquid::viscosity::any_viscosity(&self.params);
         let mut rec = Recorder::new(&self.ctx, timing);
-        self.phase(&mut rec, Phase::Integrate, |s, p| {
-            s.rec_velocity(p, "gravity");
-            None
-        })?;
-        if viscous {
-            self.phase(&mut rec, Phase::Viscosity, |s, p| Some(s.rec_viscosity(p)))?;
-        }
-        self.phase(&mut rec, Phase::Grid, |s, p| Some(s.rec_grid(p)))?;
+        // Gravity goes with the first pass that reads the velocities: the viscosity, or else
+        // the prediction.
+        let predict = if viscous {
+            self.phase(&mut rec, Phase::Viscosity, |s, p| {
+                Some(s.rec_viscosity(p, "with_gravity"))
+            })?;
+            "main"
+        } else {
+            "with_gravity"
+        };
+        self.phase(&mut rec, Phase::Grid, |s, p| Some(s.rec_grid(p, predict)))?;
         if !self.boundary_binned {
             self.phase(&mut rec, Phase::Grid, |s, p| {
                 s.rec_boundary_grid(p);
@@ -443,18 +520,25 @@ impl GpuLiquidSolver {
                 Some(s.rec_relaxation(p))
             })?;
         }
+        // The velocity update ends the walls' pass when there are walls.
         if self.params.walls.is_some() {
             self.phase(&mut rec, Phase::Collisions, |s, p| {
-                s.rec_walls(p);
+                s.rec_walls(p, "with_update");
+                None
+            })?;
+        } else {
+            self.phase(&mut rec, Phase::Integrate, |s, p| {
+                s.rec_velocity(p, "update");
                 None
             })?;
         }
-        self.phase(&mut rec, Phase::Integrate, |s, p| {
-            s.rec_velocity(p, "update");
-            None
-        })?;
         rec.finish(&self.ctx, self.stamps.as_ref(), times)?;
         self.has_grid = true;
         Ok(())
     }
+}
+
+/// Entries of the walls' GPU table: the kernel sums, then the push and the hydrostatic sums.
+fn wall_entries(k: &WallKernel) -> u64 {
+    3 * k.table.len() as u64
 }

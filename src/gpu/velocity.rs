@@ -1,8 +1,16 @@
 //! Velocities (shaders/gpu/velocity.wgsl): gravity at the start of the step (`gravity`) and
 //! `v = (x - x_prev)/dt` at its end (`update`).
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray::vec4("pos", 1),
+    SplitArray::vec4("prev", 2),
+    SplitArray::vec4("vel", 3),
+];
 
 /// The pass's pipelines.
 #[derive(Debug)]
@@ -12,11 +20,22 @@ pub struct Velocity {
 }
 
 impl Velocity {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Velocity {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Velocity {
         let src = include_str!("../../shaders/gpu/velocity.wgsl");
         Velocity {
-            kernel: Kernel::new(device, "velocity", src, true, 3, &["gravity", "update"]),
+            kernel: Kernel::new(
+                device,
+                "velocity",
+                src,
+                true,
+                3,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["gravity", "update"],
+            ),
         }
     }
 

@@ -1,10 +1,19 @@
 //! Viscosity impulses (shaders/gpu/viscosity.wgsl), gathered per particle into the other
 //! velocity buffer.
 use super::kernel::Kernel;
+use super::split::{SplitArray, SplitArrays};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, Particles, viscosity};
 use glam::Vec3A;
+
+/// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
+const SPLIT: &[SplitArray] = &[
+    SplitArray::vec4("pos", 1),
+    SplitArray::u32("cell_of", 2),
+    SplitArray::vec4("vel", 5),
+    SplitArray::vec4("vel_out", 6),
+];
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -14,20 +23,33 @@ pub struct Viscosity {
 }
 
 impl Viscosity {
-    /// Compile the pass.
-    pub fn new(device: &wgpu::Device) -> Viscosity {
+    /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
+    pub fn new(device: &wgpu::Device, two_parts: bool) -> Viscosity {
         let src = include_str!("../../shaders/gpu/viscosity.wgsl");
         Viscosity {
-            kernel: Kernel::new(device, "viscosity", src, true, 6, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "viscosity",
+                src,
+                true,
+                6,
+                SplitArrays {
+                    arrays: SPLIT,
+                    two_parts,
+                },
+                &["main", "with_gravity"],
+            ),
         }
     }
 
-    /// Record the pass: `vel_out = vel + dv`.
+    /// Record the pass at `entry`: `vel_out = vel + dv` (`main`), or with the step's gravity
+    /// added to every velocity first (`with_gravity`).
     #[allow(clippy::too_many_arguments)]
     pub fn dispatch(
         &self,
         device: &wgpu::Device,
         pass: &mut wgpu::ComputePass<'_>,
+        entry: &str,
         params: &wgpu::Buffer,
         pos: &wgpu::Buffer,
         cell_of: &wgpu::Buffer,
@@ -42,7 +64,7 @@ impl Viscosity {
             params,
             &[pos, cell_of, cell_start, phases, vel, vel_out],
         );
-        self.kernel.dispatch(pass, "main", &g, n);
+        self.kernel.dispatch(pass, entry, &g, n);
     }
 }
 

@@ -78,6 +78,8 @@ pub struct DeviceReport {
     pub timestamps: bool,
     /// Device memory allocated per liquid particle, bytes.
     pub bytes_per_particle: f64,
+    /// Compute dispatches recorded so far.
+    pub dispatches: u64,
 }
 
 /// A liquid solver together with its particles: the interface of every backend.

@@ -122,6 +122,12 @@ impl NeighbourLists {
 
     /// Gather, for every slot, the other slots closer than `h`, in the grid's fixed order,
     /// with their distances and the slot's kernel sums.
+    ///
+    /// Slots are taken in blocks; within a block, the particles of one cell share one copy of
+    /// their 27 cells' positions in a structure-of-arrays buffer ([`CellCandidates`]), which
+    /// every particle of the cell tests 8 or 16 at a time. A neighbourhood too dense for the
+    /// buffer falls back to the row-by-row gather. Both give the same entries in the same
+    /// order with the same distances.
     pub fn build(&mut self, pos: &[Vec3A], grid: &Grid, h: f32) {
         let n = pos.len();
         if self.stride == 0 {
@@ -135,16 +141,34 @@ impl NeighbourLists {
             self.dist.resize(n * stride, 0.0);
             let overflow = self
                 .idx
-                .par_chunks_mut(stride)
-                .zip(self.dist.par_chunks_mut(stride))
-                .zip(self.count.par_iter_mut().zip(self.sums.par_iter_mut()))
+                .par_chunks_mut(stride * BLOCK)
+                .zip(self.dist.par_chunks_mut(stride * BLOCK))
+                .zip(
+                    self.count
+                        .par_chunks_mut(BLOCK)
+                        .zip(self.sums.par_chunks_mut(BLOCK)),
+                )
                 .enumerate()
-                .map(|(i, ((slots, dist), (count, sums)))| {
-                    let c = gather(pos, grid, i, h, slots, dist);
-                    let m = c.min(stride);
-                    *count = m as u32;
-                    *sums = kernel_sums(&mut dist[..m], 1.0 / h);
-                    c
+                .map(|(b, ((slots, dist), (count, sums)))| {
+                    let mut cand = CellCandidates::new();
+                    let mut most = 0;
+                    for k in 0..count.len() {
+                        let i = b * BLOCK + k;
+                        let (slots, dist) = (
+                            &mut slots[k * stride..(k + 1) * stride],
+                            &mut dist[k * stride..(k + 1) * stride],
+                        );
+                        let c = if cand.load(pos, grid, grid.cell_of[i]) {
+                            cand.gather(i, pos[i], h * h, slots, dist)
+                        } else {
+                            gather(pos, grid, i, h, slots, dist)
+                        };
+                        let m = c.min(stride);
+                        count[k] = m as u32;
+                        sums[k] = kernel_sums(&mut dist[..m], 1.0 / h);
+                        most = most.max(c);
+                    }
+                    most
                 })
                 .max()
                 .unwrap_or(0);
@@ -154,6 +178,230 @@ impl NeighbourLists {
             // A compressed region holds more neighbours than reserved: widen and gather again.
             self.stride = overflow.next_multiple_of(16);
         }
+    }
+}
+
+/// Slots per parallel block of [`NeighbourLists::build`].
+const BLOCK: usize = 128;
+
+/// The most candidates [`CellCandidates`] holds (a multiple of [`LANES`]).
+const CAPACITY: usize = 1024;
+
+/// Candidates tested together, one bit each in a mask.
+const LANES: usize = 32;
+
+/// The positions and slots of the particles in the 27 cells around one cell, in the grid's
+/// order, as separate coordinate arrays (padded to [`LANES`] with positions at infinity).
+struct CellCandidates {
+    /// The cell loaded, `u32::MAX` when none.
+    cell: u32,
+    /// Whether the cell's neighbourhood fit.
+    fits: bool,
+    len: usize,
+    x: [f32; CAPACITY],
+    y: [f32; CAPACITY],
+    z: [f32; CAPACITY],
+    slot: [u32; CAPACITY],
+    r2: [f32; CAPACITY],
+    masks: [u32; CAPACITY / LANES],
+}
+
+impl CellCandidates {
+    fn new() -> CellCandidates {
+        CellCandidates {
+            cell: u32::MAX,
+            fits: false,
+            len: 0,
+            x: [0.0; CAPACITY],
+            y: [0.0; CAPACITY],
+            z: [0.0; CAPACITY],
+            slot: [0; CAPACITY],
+            r2: [0.0; CAPACITY],
+            masks: [0; CAPACITY / LANES],
+        }
+    }
+
+    /// Load the neighbourhood of cell `c` (kept when it is the one loaded); whether it fit.
+    #[inline(always)]
+    fn load(&mut self, pos: &[Vec3A], grid: &Grid, c: u32) -> bool {
+        if c == self.cell {
+            return self.fits;
+        }
+        self.cell = c;
+        let mut len = 0usize;
+        let mut fits = true;
+        grid.for_each_row_near(c, |first, end| {
+            let start = grid.cell_start[first] as usize;
+            let end = grid.cell_start[end] as usize;
+            if !fits || len + (end - start) > CAPACITY {
+                fits = false;
+                return;
+            }
+            for (k, x) in pos[start..end].iter().enumerate() {
+                self.x[len + k] = x.x;
+                self.y[len + k] = x.y;
+                self.z[len + k] = x.z;
+                self.slot[len + k] = (start + k) as u32;
+            }
+            len += end - start;
+        });
+        self.fits = fits;
+        if fits {
+            let padded = len.next_multiple_of(LANES);
+            self.x[len..padded].fill(f32::INFINITY);
+            self.y[len..padded].fill(f32::INFINITY);
+            self.z[len..padded].fill(f32::INFINITY);
+            self.len = len;
+        }
+        fits
+    }
+
+    /// As [`gather`], over the loaded candidates: the same entries, order and squared
+    /// distances (`(dx dx + dy dy) + dz dz`, as `Vec3A::length_squared` rounds).
+    #[inline(always)]
+    fn gather(
+        &mut self,
+        i: usize,
+        xi: Vec3A,
+        h2: f32,
+        slots: &mut [u32],
+        dist: &mut [f32],
+    ) -> usize {
+        let padded = self.len.next_multiple_of(LANES);
+        within(
+            &self.x,
+            &self.y,
+            &self.z,
+            xi,
+            h2,
+            &mut self.r2[..padded],
+            &mut self.masks,
+        );
+        let mut c = 0usize;
+        for (lane, &mask) in self.masks[..padded / LANES].iter().enumerate() {
+            let mut mask = mask;
+            while mask != 0 {
+                let b = mask.trailing_zeros() as usize;
+                mask &= mask - 1;
+                let e = lane * LANES + b;
+                let j = self.slot[e];
+                if j as usize == i {
+                    continue;
+                }
+                if c < slots.len() {
+                    slots[c] = j;
+                    dist[c] = self.r2[e];
+                }
+                c += 1;
+            }
+        }
+        c
+    }
+}
+
+/// `r2[k] = |x_k - xi|^2` over coordinate arrays (their length a multiple of [`LANES`]),
+/// rounded as `Vec3A::length_squared` (`(dx dx + dy dy) + dz dz`, no fused multiply-add),
+/// and bit `b` of `masks[c]` set where `r2[c LANES + b] < h2`; with AVX where the processor
+/// has it.
+#[inline(always)]
+fn within(x: &[f32], y: &[f32], z: &[f32], xi: Vec3A, h2: f32, r2: &mut [f32], masks: &mut [u32]) {
+    let n = r2.len();
+    assert!(n.is_multiple_of(LANES) && x.len() >= n && y.len() >= n && z.len() >= n);
+    assert!(masks.len() >= n / LANES);
+    #[cfg(target_arch = "x86_64")]
+    {
+        if has_avx2() {
+            // SAFETY: the processor has AVX2 (checked just above); the lengths were checked.
+            unsafe { within_avx2(x, y, z, xi, h2, r2, masks) };
+            return;
+        }
+    }
+    within_any(x, y, z, xi, h2, r2, masks);
+}
+
+/// [`within`] one lane at a time, on any processor.
+fn within_any(
+    x: &[f32],
+    y: &[f32],
+    z: &[f32],
+    xi: Vec3A,
+    h2: f32,
+    r2: &mut [f32],
+    masks: &mut [u32],
+) {
+    let n = r2.len();
+    for (c, m) in masks[..n / LANES].iter_mut().enumerate() {
+        let mut bits = 0u32;
+        for b in 0..LANES {
+            let k = c * LANES + b;
+            let dx = x[k] - xi.x;
+            let dy = y[k] - xi.y;
+            let dz = z[k] - xi.z;
+            let d = dx * dx + dy * dy + dz * dz;
+            r2[k] = d;
+            bits |= ((d < h2) as u32) << b;
+        }
+        *m = bits;
+    }
+}
+
+/// Whether the processor has AVX2, for the 8-lane builds of the pair loops (this one's and
+/// the viscosity's).
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`within`] 8 lanes at a time (the same operations in the same order). The caller checks
+/// the lengths: `r2.len()` a multiple of [`LANES`], no longer than `x`, `y`, `z`, and
+/// `masks` one entry per [`LANES`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn within_avx2(
+    x: &[f32],
+    y: &[f32],
+    z: &[f32],
+    xi: Vec3A,
+    h2: f32,
+    r2: &mut [f32],
+    masks: &mut [u32],
+) {
+    use std::arch::x86_64::*;
+    let n = r2.len();
+    let (px, py, pz) = (
+        _mm256_set1_ps(xi.x),
+        _mm256_set1_ps(xi.y),
+        _mm256_set1_ps(xi.z),
+    );
+    let ph2 = _mm256_set1_ps(h2);
+    for (c, m) in masks[..n / LANES].iter_mut().enumerate() {
+        let mut bits = 0u32;
+        for q in 0..LANES / 8 {
+            let k = c * LANES + q * 8;
+            // SAFETY: k + 8 <= n, and every array holds at least n entries.
+            let (dx, dy, dz) = unsafe {
+                (
+                    _mm256_sub_ps(_mm256_loadu_ps(x.as_ptr().add(k)), px),
+                    _mm256_sub_ps(_mm256_loadu_ps(y.as_ptr().add(k)), py),
+                    _mm256_sub_ps(_mm256_loadu_ps(z.as_ptr().add(k)), pz),
+                )
+            };
+            let d = _mm256_add_ps(
+                _mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+                _mm256_mul_ps(dz, dz),
+            );
+            // SAFETY: as above.
+            unsafe { _mm256_storeu_ps(r2.as_mut_ptr().add(k), d) };
+            let lt = _mm256_cmp_ps::<_CMP_LT_OQ>(d, ph2);
+            bits |= (_mm256_movemask_ps(lt) as u32) << (q * 8);
+        }
+        *m = bits;
     }
 }
 
@@ -229,6 +477,34 @@ mod tests {
             p.push(x, Vec3A::ZERO, 0);
         }
         p
+    }
+
+    #[test]
+    fn within_gives_the_same_bits_on_every_path() {
+        let mut rng = crate::rng::XorShift::new(7);
+        let mut next = move || rng.unit() as f32 * 0.03;
+        let n = 4 * LANES;
+        let x: Vec<f32> = (0..n).map(|_| next()).collect();
+        let y: Vec<f32> = (0..n).map(|_| next()).collect();
+        let z: Vec<f32> = (0..n).map(|_| next()).collect();
+        let xi = Vec3A::new(0.015, 0.014, 0.016);
+        let h2 = 0.012f32 * 0.012;
+        let (mut r2a, mut ma) = (vec![0.0; n], vec![0; n / LANES]);
+        let (mut r2b, mut mb) = (vec![0.0; n], vec![0; n / LANES]);
+        within(&x, &y, &z, xi, h2, &mut r2a, &mut ma);
+        within_any(&x, &y, &z, xi, h2, &mut r2b, &mut mb);
+        assert_eq!(ma, mb);
+        let inside = ma.iter().map(|m| m.count_ones()).sum::<u32>();
+        assert!(
+            inside > 4 && inside < n as u32 - 4,
+            "{inside} of {n} inside"
+        );
+        for k in 0..n {
+            let want = (Vec3A::new(x[k], y[k], z[k]) - xi).length_squared();
+            assert_eq!(r2a[k].to_bits(), want.to_bits(), "lane {k}");
+            assert_eq!(r2b[k].to_bits(), want.to_bits(), "lane {k}");
+            assert_eq!(ma[k / LANES] >> (k % LANES) & 1 == 1, want < h2, "lane {k}");
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! Viscosity impulses between liquid neighbours (Clavet et al. 2005, section 5.3), gathered per
 //! particle (Jacobi) so that every pair's impulse is equal and opposite.
-use super::neighbours::NeighbourLists;
+use super::neighbours::{NeighbourLists, has_avx2};
 use super::params::{LiquidParams, Phase};
 use super::particles::Particles;
 use glam::Vec3A;
@@ -27,6 +27,9 @@ pub fn viscosity_dv(
 }
 
 /// [`viscosity_dv`] for one phase (`UNIFORM`) or several.
+///
+/// One phase takes the lane-wise path ([`uniform_row`]): the same operations on each pair,
+/// [`LANES`] pairs at a time, summed in list order (the same numbers).
 fn viscosity_dv_with<const UNIFORM: bool>(
     p: &Particles,
     lists: &NeighbourLists,
@@ -35,6 +38,26 @@ fn viscosity_dv_with<const UNIFORM: bool>(
     dt: f32,
     dv: &mut [Vec3A],
 ) {
+    if UNIFORM {
+        let ph = phases[0];
+        let c = PairConstants {
+            h,
+            dt,
+            sigma: 0.5 * (ph.sigma + ph.sigma),
+            beta: 0.5 * (ph.beta + ph.beta),
+            w: ph.mass / (ph.mass + ph.mass),
+        };
+        let avx2 = has_avx2();
+        dv.par_iter_mut().enumerate().for_each(|(i, out)| {
+            *out = if avx2 {
+                // SAFETY: the processor has AVX2 (checked by `has_avx2`).
+                unsafe { uniform_row_avx2(p, lists.of(i), i, &c) }
+            } else {
+                uniform_row(p, lists.of(i), i, &c)
+            };
+        });
+        return;
+    }
     dv.par_iter_mut().enumerate().for_each(|(i, out)| {
         let pi = phases[p.phase[i] as usize];
         let (xi, vi) = (p.pos[i], p.vel[i]);
@@ -50,12 +73,7 @@ fn viscosity_dv_with<const UNIFORM: bool>(
             let rhat = r / d;
             let u = (vi - p.vel[j]).dot(rhat);
             if u > 0.0 {
-                // One phase: the pair's constants are the phase's own (the same numbers).
-                let pj = if UNIFORM {
-                    pi
-                } else {
-                    phases[p.phase[j] as usize]
-                };
+                let pj = phases[p.phase[j] as usize];
                 let sigma = 0.5 * (pi.sigma + pj.sigma);
                 let beta = 0.5 * (pi.beta + pj.beta);
                 let w = pj.mass / (pi.mass + pj.mass);
@@ -64,6 +82,70 @@ fn viscosity_dv_with<const UNIFORM: bool>(
         }
         *out = acc;
     });
+}
+
+/// Pairs of one list computed together.
+const LANES: usize = 8;
+
+/// The constants of every pair of one phase.
+struct PairConstants {
+    h: f32,
+    dt: f32,
+    sigma: f32,
+    beta: f32,
+    w: f32,
+}
+
+/// [`uniform_row`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn uniform_row_avx2(p: &Particles, js: &[u32], i: usize, c: &PairConstants) -> Vec3A {
+    uniform_row(p, js, i, c)
+}
+
+/// [`uniform_row`] where there is no AVX2 build.
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn uniform_row_avx2(p: &Particles, js: &[u32], i: usize, c: &PairConstants) -> Vec3A {
+    uniform_row(p, js, i, c)
+}
+
+/// The velocity change of slot `i` from its neighbours `js` (one phase): each pair's impulse
+/// rounded exactly as the scalar form (`Vec3A::length` is `sqrt((x x + y y) + z z)`, `dot` is
+/// `(x x' + y y') + z z'`, no fused multiply-add), subtracted in list order.
+#[inline(always)]
+fn uniform_row(p: &Particles, js: &[u32], i: usize, c: &PairConstants) -> Vec3A {
+    let (xi, vi) = (p.pos[i], p.vel[i]);
+    let mut acc = Vec3A::ZERO;
+    for js in js.chunks(LANES) {
+        // Unused lanes hold r = 0, which the test d > 0 drops.
+        let (mut r, mut u) = ([[0.0f32; LANES]; 3], [[0.0f32; LANES]; 3]);
+        for (k, &j) in js.iter().enumerate() {
+            let rj = p.pos[j as usize] - xi;
+            let uj = vi - p.vel[j as usize];
+            (r[0][k], r[1][k], r[2][k]) = (rj.x, rj.y, rj.z);
+            (u[0][k], u[1][k], u[2][k]) = (uj.x, uj.y, uj.z);
+        }
+        let mut out = [[0.0f32; LANES]; 3];
+        for k in 0..LANES {
+            let (rx, ry, rz) = (r[0][k], r[1][k], r[2][k]);
+            let d = (rx * rx + ry * ry + rz * rz).sqrt();
+            let q = d / c.h;
+            let (hx, hy, hz) = (rx / d, ry / d, rz / d);
+            let uu = u[0][k] * hx + u[1][k] * hy + u[2][k] * hz;
+            let s = c.dt * (1.0 - q) * (c.sigma * uu + c.beta * uu * uu) * c.w;
+            let skip = (q >= 1.0) | (d <= 0.0);
+            let keep = !skip & (uu > 0.0);
+            // A dropped pair adds +0, which leaves every sum as it is.
+            out[0][k] = if keep { hx * s } else { 0.0 };
+            out[1][k] = if keep { hy * s } else { 0.0 };
+            out[2][k] = if keep { hz * s } else { 0.0 };
+        }
+        let [ox, oy, oz] = &out;
+        for ((&x, &y), &z) in ox.iter().zip(oy).zip(oz).take(js.len()) {
+            acc -= Vec3A::new(x, y, z);
+        }
+    }
+    acc
 }
 
 /// Whether any phase has viscosity at all.

@@ -24,8 +24,9 @@ const CPU_BYTES_PER_PARTICLE: f64 = 240.0;
 /// the frame writer's buffer.
 const GPU_HOST_BYTES_PER_PARTICLE: f64 = 100.0;
 
-/// GPU bytes per liquid particle (see README, section Commands, `--backend`).
-const GPU_DEVICE_BYTES_PER_PARTICLE: f64 = 115.0;
+/// GPU bytes per liquid particle: 80 B of particle arrays and about 8 B of grid cells (see
+/// README, section Commands, `--backend`).
+const GPU_DEVICE_BYTES_PER_PARTICLE: f64 = 88.0;
 
 /// What a scene needs, estimated before anything is allocated.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -133,7 +134,7 @@ pub fn mib(bytes: f64) -> String {
 
 /// A `kB` field of a `/proc` file (`MemAvailable:` of /proc/meminfo, `VmHWM:` of
 /// /proc/self/status), in bytes.
-fn proc_kb(file: &str, field: &str) -> Option<u64> {
+pub fn proc_kb(file: &str, field: &str) -> Option<u64> {
     let text = std::fs::read_to_string(file).ok()?;
     let line = text.lines().find(|l| l.starts_with(field))?;
     let kb: u64 = line[field.len()..]

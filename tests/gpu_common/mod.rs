@@ -3,6 +3,38 @@
 //! `SPHRIGID_REQUIRE_GPU` set, as `.ci/run` does), where a missing adapter fails them.
 #![allow(dead_code)]
 use sphrigid::gpu::context::{AdapterKind, GpuContext};
+use std::path::Path;
+
+/// The arguments of `sphrigid run SCENE --out OUT --frames FRAMES --backend gpu --quiet`.
+pub fn gpu_run_args<'a>(scene: &'a Path, out: &'a Path, frames: &'a str) -> Vec<&'a str> {
+    vec![
+        "run",
+        scene.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--frames",
+        frames,
+        "--backend",
+        "gpu",
+        "--quiet",
+    ]
+}
+
+/// A small dam break: a 10 x 15 x 8 column (1,200 particles, 19,200 B of positions)
+/// collapsing along a tank.
+pub const DAM: &str = r#"
+    gravity = [0, -9.81, 0]
+    [time]
+    fps = 60
+    [container]
+    min = [0, 0, 0]
+    max = [0.3, 0.2, 0.08]
+    [[liquid]]
+    min = [0, 0, 0]
+    max = [0.1, 0.15, 0.08]
+    spacing = 0.01
+    viscosity = { sigma = 0.5, beta = 0.0 }
+"#;
 
 /// Whether a missing adapter fails the GPU tests: in CI, or wherever `SPHRIGID_REQUIRE_GPU` is
 /// set, so that they cannot pass untested if lavapipe fails to install.
