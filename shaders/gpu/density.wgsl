@@ -28,6 +28,65 @@ fn wall_at(y: f32) -> vec2<f32> {
     return a + (b - a) * f;
 }
 
+// The walls' kernel sums ghost by ghost (as WallKernel::sums_once, with ghost pressure): the
+// ghost lattice of every wall within h, a ghost beyond two walls counted in the first's.
+fn wall_sums_once(xi: vec3<f32>) -> vec2<f32> {
+    let hs = P.half_spacing;
+    let d = 2.0 * hs;
+    var y = array<f32, 6>(
+        xi.x - P.wall_lo.x + hs,
+        P.wall_hi.x + hs - xi.x,
+        xi.y - P.wall_lo.y + hs,
+        P.wall_hi.y + hs - xi.y,
+        xi.z - P.wall_lo.z + hs,
+        P.wall_hi.z + hs - xi.z,
+    );
+    let n = i32(ceil(P.h / d));
+    var out = vec2<f32>(0.0);
+    for (var w = 0u; w < 6u; w = w + 1u) {
+        if (y[w] >= P.h) {
+            continue;
+        }
+        let a = w / 2u;
+        var side = 1.0;
+        if ((w & 1u) == 0u) {
+            side = -1.0;
+        }
+        let b = (a + 1u) % 3u;
+        let c = (a + 2u) % 3u;
+        for (var k = 0u; ; k = k + 1u) {
+            let z = y[w] + (f32(k) + 0.5) * d;
+            if (z >= P.h) {
+                break;
+            }
+            for (var i = -n; i <= n; i = i + 1) {
+                for (var j = -n; j <= n; j = j + 1) {
+                    var r = vec3<f32>(0.0);
+                    r[a] = side * z;
+                    r[b] = f32(i) * d;
+                    r[c] = f32(j) * d;
+                    let q = 1.0 - length(r) / P.h;
+                    if (q <= 0.0) {
+                        continue;
+                    }
+                    var counted = false;
+                    for (var e = 0u; e < w; e = e + 1u) {
+                        let lo = (e & 1u) == 0u;
+                        let ra = r[e / 2u];
+                        if ((lo && ra < -y[e]) || (!lo && ra > y[e])) {
+                            counted = true;
+                        }
+                    }
+                    if (!counted) {
+                        out = out + vec2<f32>(q * q, q * q * q);
+                    }
+                }
+            }
+        }
+    }
+    return out;
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(gid, nwg);
@@ -86,7 +145,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             }
         }
     }
-    if (P.has_walls != 0u) {
+    if ((P.has_walls & 2u) != 0u) {
+        b = b + wall_sums_once(xi);
+    } else if (P.has_walls != 0u) {
         var w = vec2<f32>(0.0);
         for (var ax = 0u; ax < 3u; ax = ax + 1u) {
             let ylo = xi[ax] - P.wall_lo[ax] + P.half_spacing;

@@ -1,7 +1,7 @@
 // Double-density relaxation in gather (Jacobi) form: each particle sums its own displacement
 // dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij (pressures
 // as the density pass leaves them: x and y of a vec4), plus the walls' push: their ghosts carry
-// the particle's own pressures and the hydrostatic gradient (WallKernel::push).
+// the particle's own pressures and the hydrostatic difference (WallKernel::push).
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // cell_of: binding 2, in two parts (split.wgsl).
@@ -11,19 +11,69 @@
 // pos_out: binding 6, in two parts (split.wgsl).
 @group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
 
-// Part `part` of the walls' table at distance y from a wall plane: 1 the push sums, 2 the
-// hydrostatic sums, each wall_samples + 1 entries after the kernel sums (as WallKernel::push_at,
-// WallKernel::moment_at).
-fn wall_part_at(part: u32, y: f32) -> vec2<f32> {
-    let t = (max(y, 0.0) / P.h) * f32(P.wall_samples);
-    if (t >= f32(P.wall_samples)) {
-        return vec2<f32>(0.0);
+// The walls' push per dt^2 (as WallKernel::push): the pair terms with the ghosts of every wall
+// within h, each carrying the particle's near pressure and its pressure plus the hydrostatic
+// difference to its place, clamped at zero; one beyond two walls counts in the first's lattice.
+fn wall_push(xi: vec3<f32>, pr: vec2<f32>) -> vec3<f32> {
+    let hs = P.half_spacing;
+    let d = 2.0 * hs;
+    var y = array<f32, 6>(
+        xi.x - P.wall_lo.x + hs,
+        P.wall_hi.x + hs - xi.x,
+        xi.y - P.wall_lo.y + hs,
+        P.wall_hi.y + hs - xi.y,
+        xi.z - P.wall_lo.z + hs,
+        P.wall_hi.z + hs - xi.z,
+    );
+    // The entry after the kernel sums holds 2 / C over the relaxation passes.
+    let grad = P.gravity_dt * P.inv_dt * wall_table[P.wall_samples + 1u].x;
+    let n = i32(ceil(P.h / d));
+    var out = vec3<f32>(0.0);
+    for (var w = 0u; w < 6u; w = w + 1u) {
+        if (y[w] >= P.h) {
+            continue;
+        }
+        let a = w / 2u;
+        var side = 1.0;
+        if ((w & 1u) == 0u) {
+            side = -1.0;
+        }
+        let b = (a + 1u) % 3u;
+        let c = (a + 2u) % 3u;
+        for (var k = 0u; ; k = k + 1u) {
+            let z = y[w] + (f32(k) + 0.5) * d;
+            if (z >= P.h) {
+                break;
+            }
+            for (var i = -n; i <= n; i = i + 1) {
+                for (var j = -n; j <= n; j = j + 1) {
+                    var r = vec3<f32>(0.0);
+                    r[a] = side * z;
+                    r[b] = f32(i) * d;
+                    r[c] = f32(j) * d;
+                    let len = length(r);
+                    let q = 1.0 - len / P.h;
+                    if (q <= 0.0) {
+                        continue;
+                    }
+                    var counted = false;
+                    for (var e = 0u; e < w; e = e + 1u) {
+                        let lo = (e & 1u) == 0u;
+                        let ra = r[e / 2u];
+                        if ((lo && ra < -y[e]) || (!lo && ra > y[e])) {
+                            counted = true;
+                        }
+                    }
+                    if (counted) {
+                        continue;
+                    }
+                    let pg = max(pr.x + dot(grad, r), 0.0);
+                    out = out - r * ((0.5 * (pr.x + pg) * q + pr.y * q * q) / len);
+                }
+            }
+        }
     }
-    let k = part * (P.wall_samples + 1u) + u32(t);
-    let f = t - f32(u32(t));
-    let a = wall_table[k];
-    let b = wall_table[k + 1u];
-    return a + (b - a) * f;
+    return out;
 }
 
 @compute @workgroup_size(256)
@@ -71,29 +121,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     var dx = acc * (P.dt * P.dt);
     if ((P.has_walls & 2u) != 0u) {
-        var push = vec3<f32>(0.0);
-        let grav = P.gravity_dt * P.inv_dt;
-        for (var ax = 0u; ax < 3u; ax = ax + 1u) {
-            let ylo = xi[ax] - P.wall_lo[ax] + P.half_spacing;
-            if (ylo < P.h) {
-                let g = wall_part_at(1u, ylo);
-                let m = wall_part_at(2u, ylo);
-                var mv = vec3<f32>(m.y);
-                mv[ax] = m.x;
-                push[ax] = push[ax] + (pr.x * g.x + pr.y * g.y);
-                push = push - mv * grav;
-            }
-            let yhi = P.wall_hi[ax] + P.half_spacing - xi[ax];
-            if (yhi < P.h) {
-                let g = wall_part_at(1u, yhi);
-                let m = wall_part_at(2u, yhi);
-                var mv = vec3<f32>(m.y);
-                mv[ax] = m.x;
-                push[ax] = push[ax] - (pr.x * g.x + pr.y * g.y);
-                push = push - mv * grav;
-            }
-        }
-        dx = dx + push * (P.dt * P.dt);
+        dx = dx + wall_push(xi, pr) * (P.dt * P.dt);
     }
     pos_out_set(i, vec4<f32>(xi + dx, pi.w));
 }

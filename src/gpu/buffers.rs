@@ -103,8 +103,8 @@ pub struct LiquidBuffers {
     pub flags: wgpu::Buffer,
     /// Per-phase constants.
     pub phases: wgpu::Buffer,
-    /// The walls' kernel-sum table, then their push and hydrostatic tables, `[f32; 2]` per
-    /// entry (16 bytes unused without walls).
+    /// The walls' kernel-sum table, then the push's hydrostatic factor, `[f32; 2]` per entry
+    /// (16 bytes unused without walls).
     pub wall_table: wgpu::Buffer,
     /// The uniform `Params`.
     pub params: wgpu::Buffer,

@@ -1,5 +1,5 @@
 //! Relaxation displacements (shaders/gpu/relaxation.wgsl), gathered per particle (Jacobi) into
-//! the other position buffer, with the walls' push from the second half of their table.
+//! the other position buffer, with the walls' push (their ghosts, WallKernel::push).
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::boundary::{self, WallKernel};
@@ -84,7 +84,8 @@ pub fn cpu_twin(
     if let Some(w) = params.walls.as_ref().filter(|_| params.wall_push) {
         let k = WallKernel::new(params.spacing, params.h);
         let hs = params.spacing / 2.0;
-        boundary::add_wall_push(pos, press, w, &k, hs, params.gravity, dt, &mut dx);
+        let g = params.gravity / params.passes.max(1) as f32;
+        boundary::add_wall_push(pos, press, w, &k, hs, g, dt, &mut dx);
     }
     let mut out = pos.to_vec();
     relaxation::apply_displacements(&mut out, &dx);

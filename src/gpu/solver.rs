@@ -103,14 +103,11 @@ impl GpuLiquidSolver {
         if let Some(k) = &wall_kernel {
             ctx.queue
                 .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
+            // The entry after the kernel sums: the push's hydrostatic factor, per pass.
             let part = std::mem::size_of_val(k.table.as_slice()) as u64;
+            let grad = k.grad / params.passes.max(1) as f32;
             ctx.queue
-                .write_buffer(&bufs.wall_table, part, bytemuck::cast_slice(&k.push_table));
-            ctx.queue.write_buffer(
-                &bufs.wall_table,
-                2 * part,
-                bytemuck::cast_slice(&k.moment_table),
-            );
+                .write_buffer(&bufs.wall_table, part, bytemuck::bytes_of(&[grad, 0.0]));
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
         // The per-particle arrays go in two parts where they exceed one storage binding.
@@ -538,7 +535,8 @@ impl GpuLiquidSolver {
     }
 }
 
-/// Entries of the walls' GPU table: the kernel sums, then the push and the hydrostatic sums.
+/// Entries of the walls' GPU table: the kernel sums, then one holding the push's hydrostatic
+/// factor ([`WallKernel::grad`] over the relaxation passes).
 fn wall_entries(k: &WallKernel) -> u64 {
-    3 * k.table.len() as u64
+    k.table.len() as u64 + 1
 }

@@ -7,10 +7,11 @@
 //! wall, laterally aligned with the particle, tabulated by the particle's distance from the
 //! wall plane. An interior particle of the initial lattice next to a wall then sums exactly to
 //! the rest density. The ghosts also push in the relaxation ([`WallKernel::push`]): each
-//! carries the particle's own pressure and near pressure plus the hydrostatic difference to
-//! its place (Adami et al. 2012 style), so a particle at a wall gets the displacement that the
-//! same liquid at rest beyond the wall would give, and a row at a wall is held as an interior
-//! row is, along the wall as well as across it. Bodies: their particles within the kernel radius, weighted by their
+//! carries the particle's own near pressure and its pressure plus the hydrostatic difference
+//! to its place (Adami et al. 2012 style), so a particle at a wall gets the displacement that
+//! the same liquid at rest beyond the wall would give, and a row at a wall is held as an
+//! interior row is, along the wall as well as across it. Bodies: their particles within the
+//! kernel radius, weighted by their
 //! volume relative to a liquid particle's, binned into the liquid grid's cells
 //! ([`BoundaryGrid`]) and gathered by each liquid particle from the 27 cells around it.
 use super::grid::Grid;
@@ -21,19 +22,18 @@ use rayon::prelude::*;
 /// Table entries of [`WallKernel`] over distances `[0, h]`.
 pub const WALL_TABLE_SAMPLES: usize = 64;
 
-/// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of the ghost matter beyond a wall, and its
-/// push sums `(sum (1-q) z/r, sum (1-q)^2 z/r)` (`z` a ghost's depth below the particle along
-/// the wall's normal), tabulated by the distance of the particle's centre from the wall plane.
+/// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of the ghost matter beyond a wall, tabulated by
+/// the distance of the particle's centre from the wall plane, and the hydrostatic factor of
+/// the ghosts' push ([`WallKernel::push`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct WallKernel {
     /// Kernel sums at distances `k h / WALL_TABLE_SAMPLES`, `k = 0..=WALL_TABLE_SAMPLES`.
     pub table: Vec<[f32; 2]>,
-    /// Push sums at the same distances.
-    pub push_table: Vec<[f32; 2]>,
-    /// Hydrostatic sums `(sum (1-q) z^2/r, sum (1-q) t^2/r) / C` at the same distances (`t`
-    /// a ghost's offset along one of the wall's axes, `C` the interior lattice's
-    /// `sum (1-q) r_y^2/r`).
-    pub moment_table: Vec<[f32; 2]>,
+    /// `2 / C`, `C` the interior lattice's `sum (1-q) r_y^2/r` ([`lattice_moment`]): the
+    /// relaxation's pressure gradient that holds a liquid at rest is this times gravity.
+    pub grad: f32,
+    /// Lattice spacing, m.
+    pub spacing: f32,
     /// Kernel radius, m.
     pub h: f32,
 }
@@ -93,21 +93,17 @@ pub fn lattice_moment(d: f64, h: f64) -> f64 {
 impl WallKernel {
     /// The table for liquid spacing `spacing` and kernel radius `h`.
     pub fn new(spacing: f32, h: f32) -> WallKernel {
-        let sums: Vec<[f64; 6]> = (0..=WALL_TABLE_SAMPLES)
+        let table = (0..=WALL_TABLE_SAMPLES)
             .map(|k| {
                 let y = h as f64 * k as f64 / WALL_TABLE_SAMPLES as f64;
-                ghost_sums(y, spacing as f64, h as f64)
+                let s = ghost_sums(y, spacing as f64, h as f64);
+                [s[0] as f32, s[1] as f32]
             })
             .collect();
         WallKernel {
-            table: sums.iter().map(|s| [s[0] as f32, s[1] as f32]).collect(),
-            push_table: sums.iter().map(|s| [s[2] as f32, s[3] as f32]).collect(),
-            moment_table: {
-                let c = lattice_moment(spacing as f64, h as f64);
-                sums.iter()
-                    .map(|s| [(s[4] / c) as f32, (s[5] / c) as f32])
-                    .collect()
-            },
+            table,
+            grad: (2.0 / lattice_moment(spacing as f64, h as f64)) as f32,
+            spacing,
             h,
         }
     }
@@ -117,18 +113,6 @@ impl WallKernel {
     #[inline]
     pub fn at(&self, y: f32) -> [f32; 2] {
         self.lookup(&self.table, y)
-    }
-
-    /// The push sums at distance `y` from the wall plane, as [`WallKernel::at`].
-    #[inline]
-    pub fn push_at(&self, y: f32) -> [f32; 2] {
-        self.lookup(&self.push_table, y)
-    }
-
-    /// The hydrostatic sums at distance `y` from the wall plane, as [`WallKernel::at`].
-    #[inline]
-    pub fn moment_at(&self, y: f32) -> [f32; 2] {
-        self.lookup(&self.moment_table, y)
     }
 
     #[inline]
@@ -143,12 +127,88 @@ impl WallKernel {
         [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f]
     }
 
+    /// Visit the walls' ghosts within `h` of a particle at `x` (the lattices of
+    /// [`ghost_sums`]), `f(r, |r|, 1 - |r|/h)` with `r` the ghost's offset from the particle. A
+    /// ghost beyond two walls (an edge or a corner) is visited once, in the first wall's
+    /// lattice (walls in the order x lo, x hi, y lo, y hi, z lo, z hi).
+    #[inline]
+    pub fn for_each_ghost(
+        &self,
+        walls: &Walls,
+        half_spacing: f32,
+        x: Vec3A,
+        mut f: impl FnMut(Vec3A, f32, f32),
+    ) {
+        let (h, d) = (self.h, self.spacing);
+        // Distance of the particle from each wall plane.
+        let y = [
+            x.x - walls.lo.x + half_spacing,
+            walls.hi.x + half_spacing - x.x,
+            x.y - walls.lo.y + half_spacing,
+            walls.hi.y + half_spacing - x.y,
+            x.z - walls.lo.z + half_spacing,
+            walls.hi.z + half_spacing - x.z,
+        ];
+        let beyond = |e: usize, r: Vec3A| {
+            if e % 2 == 0 {
+                r[e / 2] < -y[e]
+            } else {
+                r[e / 2] > y[e]
+            }
+        };
+        let n = (h / d).ceil() as i32;
+        for w in 0..6 {
+            if y[w] >= h {
+                continue;
+            }
+            let (a, side) = (w / 2, if w % 2 == 0 { -1.0 } else { 1.0 });
+            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+            let mut k = 0;
+            loop {
+                let z = y[w] + (k as f32 + 0.5) * d;
+                if z >= h {
+                    break;
+                }
+                for i in -n..=n {
+                    for j in -n..=n {
+                        let mut r = Vec3A::ZERO;
+                        r[a] = side * z;
+                        r[b] = i as f32 * d;
+                        r[c] = j as f32 * d;
+                        let len = r.length();
+                        let q = 1.0 - len / h;
+                        if q > 0.0 && !(0..w).any(|e| beyond(e, r)) {
+                            f(r, len, q);
+                        }
+                    }
+                }
+                k += 1;
+            }
+        }
+    }
+
+    /// The walls' kernel sums `(sum (1-q)^2, sum (1-q)^3)` at `x` ghost by ghost
+    /// ([`WallKernel::for_each_ghost`]): as [`WallKernel::sums`] but an edge's or a corner's
+    /// ghosts counted once, as the push counts them.
+    #[inline]
+    pub fn sums_once(&self, walls: &Walls, half_spacing: f32, x: Vec3A) -> [f32; 2] {
+        let (mut s, mut sn) = (0.0f32, 0.0f32);
+        self.for_each_ghost(walls, half_spacing, x, |_, _, q| {
+            let q2 = q * q;
+            s += q2;
+            sn += q2 * q;
+        });
+        [s, sn]
+    }
+
     /// The walls' push on a particle at `x` with pressure and near pressure `press` under
-    /// gravity `gravity`, per `dt^2`: the sum of the relaxation's pair terms with its ghosts,
-    /// each ghost carrying the particle's own pressures plus the hydrostatic gradient `2 g / C`
-    /// times its offset, for every wall within `h`: `n (P g + P_near g_near) - M gravity`
-    /// (`n` the wall's inward normal, `g`, `g_near` its push sums, `M` the diagonal of its
-    /// hydrostatic sums, `m_z` along the normal and `m_t` along the wall).
+    /// gravity `gravity`, per `dt^2`: the relaxation's pair terms with the walls' ghosts
+    /// ([`WallKernel::for_each_ghost`]), each ghost carrying the particle's near pressure and
+    /// its pressure plus the hydrostatic difference to the ghost's place,
+    /// `P_g = max(P + grad gravity . r, 0)` (Adami et al. 2012's extrapolation with gravity,
+    /// clamped as the liquid's pressure is: a ghost beside the surface would otherwise pull the
+    /// particle up). `gravity` is the part of gravity one relaxation pass balances (gravity
+    /// over the passes).
     #[inline]
     pub fn push(
         &self,
@@ -158,22 +218,12 @@ impl WallKernel {
         press: [f32; 2],
         gravity: Vec3A,
     ) -> Vec3A {
+        let grad = gravity * self.grad;
         let mut out = Vec3A::ZERO;
-        for a in 0..3 {
-            for (y, sign) in [
-                (x[a] - walls.lo[a] + half_spacing, 1.0),
-                (walls.hi[a] + half_spacing - x[a], -1.0),
-            ] {
-                if y < self.h {
-                    let [g, gn] = self.push_at(y);
-                    let [mz, mt] = self.moment_at(y);
-                    let mut m = Vec3A::splat(mt);
-                    m[a] = mz;
-                    out[a] += sign * (press[0] * g + press[1] * gn);
-                    out -= m * gravity;
-                }
-            }
-        }
+        self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
+            let pg = (press[0] + grad.dot(r)).max(0.0);
+            out -= r * ((0.5 * (press[0] + pg) * q + press[1] * q * q) / len);
+        });
         out
     }
 
@@ -332,13 +382,15 @@ impl BoundaryGrid {
 }
 
 /// Add the bodies' and the walls' sums to the liquid's kernel sums `rho`, `rho_near` of every
-/// slot of `grid` at its current position (`h` the kernel radius).
+/// slot of `grid` at its current position (`h` the kernel radius); the walls' ghost by ghost
+/// ([`WallKernel::sums_once`]) when `once` (with ghost pressure), else from their table.
 #[allow(clippy::too_many_arguments)]
 pub fn add_boundary_sums(
     pos: &[Vec3A],
     grid: &Grid,
     h: f32,
     walls: Option<(&Walls, &WallKernel)>,
+    once: bool,
     half_spacing: f32,
     bodies: &BoundaryGrid,
     rho: &mut [f32],
@@ -357,7 +409,11 @@ pub fn add_boundary_sums(
                 bodies.sums(grid, grid.cell_of[i], pos[i], h)
             };
             if let Some((w, k)) = walls {
-                let s = k.sums(w, half_spacing, pos[i]);
+                let s = if once {
+                    k.sums_once(w, half_spacing, pos[i])
+                } else {
+                    k.sums(w, half_spacing, pos[i])
+                };
                 b[0] += s[0];
                 b[1] += s[1];
             }
@@ -367,7 +423,8 @@ pub fn add_boundary_sums(
 }
 
 /// Add the walls' push ([`WallKernel::push`]) times `dt^2` to the relaxation displacements
-/// `dx` of every slot at `pos` with pressures `press` under gravity `gravity`.
+/// `dx` of every slot at `pos` with pressures `press`, `gravity` the part of gravity one
+/// relaxation pass balances.
 #[allow(clippy::too_many_arguments)]
 pub fn add_wall_push(
     pos: &[Vec3A],
@@ -465,8 +522,10 @@ mod tests {
                 "ratio {ratio}: {gn} vs {up_near}"
             );
         }
-        // The push points into the liquid from every wall and vanishes beyond h.
-        let k = WallKernel::new(0.01, 0.02);
+        // At uniform pressure and no gravity the explicit ghost loop gives the tabulated push
+        // sums along the wall's inward normal, and nothing beyond h.
+        let (d, h) = (0.01f32, 0.02f32);
+        let k = WallKernel::new(d, h);
         let walls = Walls {
             lo: Vec3A::splat(0.005),
             hi: Vec3A::splat(0.095),
@@ -474,37 +533,94 @@ mod tests {
             friction: 0.0,
         };
         let none = Vec3A::ZERO;
-        let lo = k.push(
-            &walls,
-            0.005,
-            Vec3A::new(0.005, 0.05, 0.05),
-            [1.0, 0.0],
-            none,
-        );
-        let hi = k.push(
-            &walls,
-            0.005,
-            Vec3A::new(0.05, 0.095, 0.05),
-            [1.0, 0.0],
-            none,
-        );
-        assert!(lo.x > 0.0 && lo.y == 0.0 && lo.z == 0.0, "{lo}");
-        assert!(hi.y < 0.0 && hi.x == 0.0 && hi.z == 0.0, "{hi}");
+        for y in [0.0f32, 0.003, 0.005, 0.0123] {
+            let [_, _, g, gn, ..] = ghost_sums(y as f64, d as f64, h as f64);
+            let x = Vec3A::new(y, 0.05, 0.05);
+            let lo = k.push(&walls, 0.005, x, [1.0, 0.5], none);
+            let want = (g + 0.5 * gn) as f32;
+            assert!((lo.x - want).abs() < 1e-5 * want, "{y}: {lo} vs {want}");
+            assert!(lo.y.abs() < 1e-5 * want && lo.z.abs() < 1e-5 * want, "{lo}");
+            let x = Vec3A::new(0.05, 0.095 + 0.005 - y, 0.05);
+            let hi = k.push(&walls, 0.005, x, [1.0, 0.5], none);
+            assert!((hi.y + want).abs() < 1e-5 * want, "{y}: {hi} vs {want}");
+        }
         let g = Vec3A::new(0.0, -9.81, 0.0);
         let mid = k.push(&walls, 0.005, Vec3A::splat(0.05), [1.0, 1.0], g);
         assert_eq!(mid, Vec3A::ZERO);
-        // Under gravity, at zero pressure, a particle half a spacing from a side wall and from
-        // the floor gets the ghosts' share of the hydrostatic support: up, for both.
+        // Under gravity at zero pressure: the floor's ghosts give a first-row particle their
+        // share of the hydrostatic support, M_z g (M_z their moment over the lattice's); a
+        // side wall's ghosts only those below it (the ones above are clamped at zero).
+        let [.., mz, mt] = ghost_sums(0.005, d as f64, h as f64);
+        let c = lattice_moment(d as f64, h as f64);
         let side = k.push(&walls, 0.005, Vec3A::new(0.005, 0.05, 0.05), [0.0, 0.0], g);
         let floor = k.push(&walls, 0.005, Vec3A::new(0.05, 0.005, 0.05), [0.0, 0.0], g);
-        assert!(
-            side.y > 0.2 * 9.81 && side.y <= 0.5 * 9.81 + 1e-5 && side.x == 0.0,
-            "{side}"
-        );
-        assert!(
-            floor.y > 0.2 * 9.81 && floor.y <= 0.5 * 9.81 + 1e-5,
-            "{floor}"
-        );
+        let (want_floor, want_side) = ((mz / c) as f32 * 9.81, (0.5 * mt / c) as f32 * 9.81);
+        assert!(want_side > 0.05 * 9.81, "{want_side}");
+        assert!((floor.y - want_floor).abs() < 1e-4 * want_floor, "{floor}");
+        assert!((side.y - want_side).abs() < 1e-4 * want_side, "{side}");
+        assert!(side.x > 0.0, "{side}");
+    }
+
+    #[test]
+    fn a_closed_lattice_at_hydrostatic_pressure_stays_put_at_every_wall() {
+        // A 7 x 8 x 6 lattice filling a closed box, its pressure rising linearly with depth at
+        // the gradient that holds it against gravity (all ghosts' pressure positive) and a
+        // uniform near pressure: every particle, in the corners and along the edges too (where
+        // two or three walls' ghosts overlap), gets a relaxation displacement that cancels
+        // gravity's, and kernel sums of the full lattice.
+        for ratio in [1.5f32, 2.0, 2.5] {
+            let (d, hs) = (0.01f32, 0.005f32);
+            let h = ratio * d;
+            let k = WallKernel::new(d, h);
+            let (nx, ny, nz) = (7, 8, 6);
+            let walls = Walls {
+                lo: Vec3A::splat(hs),
+                hi: Vec3A::new(nx as f32, ny as f32, nz as f32) * d - Vec3A::splat(hs),
+                restitution: 0.0,
+                friction: 0.0,
+            };
+            let g = Vec3A::new(0.0, -9.81, 0.0);
+            let mut pos = Vec::new();
+            for i in 0..nx {
+                for j in 0..ny {
+                    for l in 0..nz {
+                        pos.push(Vec3A::new(i as f32, j as f32, l as f32) * d + Vec3A::splat(hs));
+                    }
+                }
+            }
+            let top = walls.hi.y + h;
+            let press: Vec<[f32; 2]> = pos
+                .iter()
+                .map(|x| [k.grad * 9.81 * (top - x.y), 3.0])
+                .collect();
+            let (full, full_near) = lattice_kernel_sums(ratio as f64);
+            let (mut worst, mut worst_sum) = (0.0f32, 0.0f64);
+            for (i, &xi) in pos.iter().enumerate() {
+                let mut acc = k.push(&walls, hs, xi, press[i], g);
+                let [mut s, mut sn] = k.sums_once(&walls, hs, xi);
+                for (j, &xj) in pos.iter().enumerate() {
+                    let r = xj - xi;
+                    let len = r.length();
+                    let q = 1.0 - len / h;
+                    if j != i && q > 0.0 {
+                        let (p, n) = (press[i][0] + press[j][0], press[i][1] + press[j][1]);
+                        acc -= r * (0.5 * (p * q + n * q * q) / len);
+                        s += q * q;
+                        sn += q * q * q;
+                    }
+                }
+                worst = worst.max((acc + g).length());
+                // The kernel sums too: the real neighbours and the ghosts make the full lattice.
+                worst_sum = worst_sum
+                    .max((s as f64 - full).abs() / full)
+                    .max((sn as f64 - full_near).abs() / full_near);
+            }
+            assert!(worst < 1e-3 * 9.81, "ratio {ratio}: off by {worst} m/s^2");
+            assert!(
+                worst_sum < 1e-5,
+                "ratio {ratio}: kernel sums off by {worst_sum}"
+            );
+        }
     }
 
     #[test]

@@ -100,6 +100,7 @@ impl LiquidSolver {
                 &self.grid,
                 params.h,
                 params.walls.as_ref().zip(self.wall_kernel.as_ref()),
+                params.wall_push,
                 params.spacing / 2.0,
                 &self.boundary_grid,
                 &mut p.rho,
@@ -172,7 +173,7 @@ impl LiquidSolver {
                         w,
                         k,
                         params.spacing / 2.0,
-                        params.gravity,
+                        params.gravity / params.passes as f32,
                         dt,
                         &mut b.dx,
                     );
