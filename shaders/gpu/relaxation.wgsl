@@ -12,9 +12,10 @@
 @group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
 
 // The walls' push per dt^2 (as WallKernel::push): the pair terms with the ghosts of every wall
-// within h, each carrying the particle's near pressure and its pressure plus the hydrostatic
-// difference to its place, clamped at zero; one beyond two walls counts in the first's lattice.
-fn wall_push(xi: vec3<f32>, pr: vec2<f32>) -> vec3<f32> {
+// within h, each carrying the particle's near pressure and the walls' pressure pw plus the
+// hydrostatic difference to its place (gradient grad), clamped at zero; one beyond two walls
+// counts in the first's lattice.
+fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: f32, grad: vec3<f32>) -> vec3<f32> {
     let hs = P.half_spacing;
     let d = 2.0 * hs;
     var y = array<f32, 6>(
@@ -25,8 +26,6 @@ fn wall_push(xi: vec3<f32>, pr: vec2<f32>) -> vec3<f32> {
         xi.z - P.wall_lo.z + hs,
         P.wall_hi.z + hs - xi.z,
     );
-    // The entry after the kernel sums holds 2 / C over the relaxation passes.
-    let grad = P.gravity_dt * P.inv_dt * wall_table[P.wall_samples + 1u].x;
     let n = i32(ceil(P.h / d));
     var out = vec3<f32>(0.0);
     for (var w = 0u; w < 6u; w = w + 1u) {
@@ -67,7 +66,7 @@ fn wall_push(xi: vec3<f32>, pr: vec2<f32>) -> vec3<f32> {
                     if (counted) {
                         continue;
                     }
-                    let pg = max(pr.x + dot(grad, r), 0.0);
+                    let pg = max(pw + dot(grad, r), 0.0);
                     out = out - r * ((0.5 * (pr.x + pg) * q + pr.y * q * q) / len);
                 }
             }
@@ -90,6 +89,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let blk = block_around_cell(cell_of_get(i));
     let rows = block_rows(blk);
     let h2 = P.h * P.h;
+    // Within h of a wall that pushes: the walls' pressure, the liquid's around the particle
+    // extrapolated to it, weighted (1-q)^2 (itself with weight 1), as add_wall_push. The entry
+    // after the walls' kernel sums holds 2 / C over the relaxation passes.
+    let near = min(min(xi.x - P.wall_lo.x, P.wall_hi.x - xi.x), min(min(xi.y - P.wall_lo.y,
+        P.wall_hi.y - xi.y), min(xi.z - P.wall_lo.z, P.wall_hi.z - xi.z))) + P.half_spacing;
+    let pushed = (P.has_walls & 2u) != 0u && near < P.h;
+    var grad = vec3<f32>(0.0);
+    if (pushed) {
+        grad = P.gravity_dt * P.inv_dt * wall_table[P.wall_samples + 1u].x;
+    }
+    var pw_sum = pr.x;
+    var pw_weight = 1.0;
     for (var row = 0u; row < rows; row = row + 1u) {
         // The cells of a row are contiguous: one run of slots.
         let cells = block_row(blk, row);
@@ -106,6 +117,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             }
             let d = sqrt(r2);
             let a = 1.0 - d / P.h;
+            if (pushed && a > 0.0) {
+                let w2 = a * a;
+                pw_sum = pw_sum + w2 * (press_get(j).x - dot(grad, r));
+                pw_weight = pw_weight + w2;
+            }
             if (a <= 0.0 || d <= 0.0) {
                 continue;
             }
@@ -120,8 +136,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
     var dx = acc * (P.dt * P.dt);
-    if ((P.has_walls & 2u) != 0u) {
-        dx = dx + wall_push(xi, pr) * (P.dt * P.dt);
+    if (pushed) {
+        dx = dx + wall_push(xi, pr, pw_sum / pw_weight, grad) * (P.dt * P.dt);
     }
     pos_out_set(i, vec4<f32>(xi + dx, pi.w));
 }

@@ -85,7 +85,7 @@ pub fn cpu_twin(
         let k = WallKernel::new(params.spacing, params.h);
         let hs = params.spacing / 2.0;
         let g = params.gravity / params.passes.max(1) as f32;
-        boundary::add_wall_push(pos, press, w, &k, hs, g, dt, &mut dx);
+        boundary::add_wall_push(pos, &lists, press, w, &k, hs, g, dt, &mut dx);
     }
     let mut out = pos.to_vec();
     relaxation::apply_displacements(&mut out, &dx);

@@ -7,14 +7,15 @@
 //! wall, laterally aligned with the particle, tabulated by the particle's distance from the
 //! wall plane. An interior particle of the initial lattice next to a wall then sums exactly to
 //! the rest density. The ghosts also push in the relaxation ([`WallKernel::push`]): each
-//! carries the particle's own near pressure and its pressure plus the hydrostatic difference
-//! to its place (Adami et al. 2012 style), so a particle at a wall gets the displacement that
-//! the same liquid at rest beyond the wall would give, and a row at a wall is held as an
-//! interior row is, along the wall as well as across it. Bodies: their particles within the
-//! kernel radius, weighted by their
-//! volume relative to a liquid particle's, binned into the liquid grid's cells
+//! carries the particle's own near pressure and the walls' pressure (the liquid's around the
+//! particle, extrapolated to it) plus the hydrostatic difference to its place (Adami et al.
+//! 2012 style), so a particle at a wall gets the displacement that the same liquid at rest
+//! beyond the wall would give, and a row at a wall is held as an interior row is, along the
+//! wall as well as across it. Bodies: their particles within the kernel radius, weighted by
+//! their volume relative to a liquid particle's, binned into the liquid grid's cells
 //! ([`BoundaryGrid`]) and gathered by each liquid particle from the 27 cells around it.
 use super::grid::Grid;
+use super::neighbours::NeighbourLists;
 use super::params::Walls;
 use glam::Vec3A;
 use rayon::prelude::*;
@@ -204,8 +205,9 @@ impl WallKernel {
     /// The walls' push on a particle at `x` with pressure and near pressure `press` under
     /// gravity `gravity`, per `dt^2`: the relaxation's pair terms with the walls' ghosts
     /// ([`WallKernel::for_each_ghost`]), each ghost carrying the particle's near pressure and
-    /// its pressure plus the hydrostatic difference to the ghost's place,
-    /// `P_g = max(P + grad gravity . r, 0)` (Adami et al. 2012's extrapolation with gravity,
+    /// the walls' pressure at the particle `wall_press` plus the hydrostatic difference to the
+    /// ghost's place, `P_g = max(P_w + grad gravity . r, 0)` (Adami et al. 2012's extrapolation
+    /// with gravity,
     /// clamped as the liquid's pressure is: a ghost beside the surface would otherwise pull the
     /// particle up). `gravity` is the part of gravity one relaxation pass balances (gravity
     /// over the passes).
@@ -216,12 +218,13 @@ impl WallKernel {
         half_spacing: f32,
         x: Vec3A,
         press: [f32; 2],
+        wall_press: f32,
         gravity: Vec3A,
     ) -> Vec3A {
         let grad = gravity * self.grad;
         let mut out = Vec3A::ZERO;
         self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
-            let pg = (press[0] + grad.dot(r)).max(0.0);
+            let pg = (wall_press + grad.dot(r)).max(0.0);
             out -= r * ((0.5 * (press[0] + pg) * q + press[1] * q * q) / len);
         });
         out
@@ -423,11 +426,16 @@ pub fn add_boundary_sums(
 }
 
 /// Add the walls' push ([`WallKernel::push`]) times `dt^2` to the relaxation displacements
-/// `dx` of every slot at `pos` with pressures `press`, `gravity` the part of gravity one
-/// relaxation pass balances.
-#[allow(clippy::too_many_arguments)]
+/// `dx` of every slot at `pos` within `h` of a wall, with pressures `press` and neighbour lists
+/// `lists`, `gravity` the part of gravity one relaxation pass balances. The walls' pressure
+/// is the liquid's around the particle extrapolated to it, `P_w = sum_j w_j (P_j - grad g . r_ij)
+/// / sum_j w_j` with `w = (1-q)^2` (the particle itself with weight 1), as Adami et al. 2012
+/// take a wall particle's from the fluid's: mirroring the particle's own pressure instead made
+/// a row at the wall answer its own pressure twice as hard as an interior row and kept a still
+/// box stirring.
 pub fn add_wall_push(
     pos: &[Vec3A],
+    lists: &NeighbourLists,
     press: &[[f32; 2]],
     walls: &Walls,
     kernel: &WallKernel,
@@ -437,8 +445,27 @@ pub fn add_wall_push(
     dx: &mut [Vec3A],
 ) {
     let dt2 = dt * dt;
+    let (h, grad) = (kernel.h, gravity * kernel.grad);
     dx.par_iter_mut().enumerate().for_each(|(i, d)| {
-        *d += kernel.push(walls, half_spacing, pos[i], press[i], gravity) * dt2;
+        let x = pos[i];
+        let near = (x - walls.lo)
+            .min_element()
+            .min((walls.hi - x).min_element())
+            + half_spacing;
+        if near >= h {
+            return;
+        }
+        let (mut num, mut den) = (press[i][0], 1.0f32);
+        for &j in lists.of(i) {
+            let r = pos[j as usize] - x;
+            let a = 1.0 - r.length() / h;
+            if a > 0.0 {
+                let w = a * a;
+                num += w * (press[j as usize][0] - grad.dot(r));
+                den += w;
+            }
+        }
+        *d += kernel.push(walls, half_spacing, x, press[i], num / den, gravity) * dt2;
     });
 }
 
@@ -536,24 +563,38 @@ mod tests {
         for y in [0.0f32, 0.003, 0.005, 0.0123] {
             let [_, _, g, gn, ..] = ghost_sums(y as f64, d as f64, h as f64);
             let x = Vec3A::new(y, 0.05, 0.05);
-            let lo = k.push(&walls, 0.005, x, [1.0, 0.5], none);
+            let lo = k.push(&walls, 0.005, x, [1.0, 0.5], 1.0, none);
             let want = (g + 0.5 * gn) as f32;
             assert!((lo.x - want).abs() < 1e-5 * want, "{y}: {lo} vs {want}");
             assert!(lo.y.abs() < 1e-5 * want && lo.z.abs() < 1e-5 * want, "{lo}");
             let x = Vec3A::new(0.05, 0.095 + 0.005 - y, 0.05);
-            let hi = k.push(&walls, 0.005, x, [1.0, 0.5], none);
+            let hi = k.push(&walls, 0.005, x, [1.0, 0.5], 1.0, none);
             assert!((hi.y + want).abs() < 1e-5 * want, "{y}: {hi} vs {want}");
         }
         let g = Vec3A::new(0.0, -9.81, 0.0);
-        let mid = k.push(&walls, 0.005, Vec3A::splat(0.05), [1.0, 1.0], g);
+        let mid = k.push(&walls, 0.005, Vec3A::splat(0.05), [1.0, 1.0], 1.0, g);
         assert_eq!(mid, Vec3A::ZERO);
         // Under gravity at zero pressure: the floor's ghosts give a first-row particle their
         // share of the hydrostatic support, M_z g (M_z their moment over the lattice's); a
         // side wall's ghosts only those below it (the ones above are clamped at zero).
         let [.., mz, mt] = ghost_sums(0.005, d as f64, h as f64);
         let c = lattice_moment(d as f64, h as f64);
-        let side = k.push(&walls, 0.005, Vec3A::new(0.005, 0.05, 0.05), [0.0, 0.0], g);
-        let floor = k.push(&walls, 0.005, Vec3A::new(0.05, 0.005, 0.05), [0.0, 0.0], g);
+        let side = k.push(
+            &walls,
+            0.005,
+            Vec3A::new(0.005, 0.05, 0.05),
+            [0.0, 0.0],
+            0.0,
+            g,
+        );
+        let floor = k.push(
+            &walls,
+            0.005,
+            Vec3A::new(0.05, 0.005, 0.05),
+            [0.0, 0.0],
+            0.0,
+            g,
+        );
         let (want_floor, want_side) = ((mz / c) as f32 * 9.81, (0.5 * mt / c) as f32 * 9.81);
         assert!(want_side > 0.05 * 9.81, "{want_side}");
         assert!((floor.y - want_floor).abs() < 1e-4 * want_floor, "{floor}");
@@ -596,7 +637,7 @@ mod tests {
             let (full, full_near) = lattice_kernel_sums(ratio as f64);
             let (mut worst, mut worst_sum) = (0.0f32, 0.0f64);
             for (i, &xi) in pos.iter().enumerate() {
-                let mut acc = k.push(&walls, hs, xi, press[i], g);
+                let mut acc = k.push(&walls, hs, xi, press[i], press[i][0], g);
                 let [mut s, mut sn] = k.sums_once(&walls, hs, xi);
                 for (j, &xj) in pos.iter().enumerate() {
                     let r = xj - xi;

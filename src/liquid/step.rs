@@ -169,6 +169,7 @@ impl LiquidSolver {
                 if let Some((w, k)) = walls.zip(self.wall_kernel.as_ref()) {
                     boundary::add_wall_push(
                         &p.pos,
+                        &self.lists,
                         &b.press,
                         w,
                         k,
