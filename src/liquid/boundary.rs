@@ -151,22 +151,22 @@ impl WallKernel {
             walls.hi.z + half_spacing - x.z,
         ];
         let beyond = |e: usize, r: Vec3A| {
-            if e % 2 == 0 {
+            if e.is_multiple_of(2) {
                 r[e / 2] < -y[e]
             } else {
                 r[e / 2] > y[e]
             }
         };
         let n = (h / d).ceil() as i32;
-        for w in 0..6 {
-            if y[w] >= h {
+        for (w, &yw) in y.iter().enumerate() {
+            if yw >= h {
                 continue;
             }
-            let (a, side) = (w / 2, if w % 2 == 0 { -1.0 } else { 1.0 });
+            let (a, side) = (w / 2, if w.is_multiple_of(2) { -1.0 } else { 1.0 });
             let (b, c) = ((a + 1) % 3, (a + 2) % 3);
             let mut k = 0;
             loop {
-                let z = y[w] + (k as f32 + 0.5) * d;
+                let z = yw + (k as f32 + 0.5) * d;
                 if z >= h {
                     break;
                 }
@@ -433,6 +433,7 @@ pub fn add_boundary_sums(
 /// take a wall particle's from the fluid's: mirroring the particle's own pressure instead made
 /// a row at the wall answer its own pressure twice as hard as an interior row and kept a still
 /// box stirring.
+#[allow(clippy::too_many_arguments)]
 pub fn add_wall_push(
     pos: &[Vec3A],
     lists: &NeighbourLists,
