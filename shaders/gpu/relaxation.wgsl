@@ -9,6 +9,36 @@
 // press: binding 5, in two parts (split.wgsl).
 // pos_out: binding 6, in two parts (split.wgsl).
 
+// The pair term: neighbour j at pj (w: phase) with pressures prj, added to the displacement
+// sum `acc` of particle i at xi (pressures pri, mass mi) when it is within h.
+fn relaxation_pair(
+    xi: vec3<f32>,
+    pri: vec2<f32>,
+    mi: f32,
+    pj: vec4<f32>,
+    prj: vec2<f32>,
+    acc: ptr<function, vec3<f32>>,
+) {
+    let r = pj.xyz - xi;
+    let r2 = dot(r, r);
+    if (r2 >= P.h * P.h) {
+        return;
+    }
+    let d = sqrt(r2);
+    let a = 1.0 - d / P.h;
+    if (a <= 0.0 || d <= 0.0) {
+        return;
+    }
+    var w = 0.5;
+    if (P.uniform_mass == 0u) {
+        let mj = phases[u32(pj.w)].mass;
+        w = mj / (mi + mj);
+    }
+    let mag = (pri.x + prj.x) * a + (pri.y + prj.y) * a * a;
+    *acc = *acc - r * (mag * w / d);
+}
+
+// Untiled: one invocation per particle, reading its neighbours from the buffers.
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(gid, nwg);
@@ -16,13 +46,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let pi = pos_get(i);
-    let xi = pi.xyz;
     let pr = press_get(i).xy;
     let mi = phases[u32(pi.w)].mass;
     var acc = vec3<f32>(0.0);
     let blk = block_around_cell(cell_of_get(i));
     let rows = block_rows(blk);
-    let h2 = P.h * P.h;
     for (var row = 0u; row < rows; row = row + 1u) {
         // The cells of a row are contiguous: one run of slots.
         let cells = block_row(blk, row);
@@ -32,25 +60,68 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if (j == i) {
                 continue;
             }
-            let r = pos_get(j).xyz - xi;
-            let r2 = dot(r, r);
-            if (r2 >= h2) {
-                continue;
-            }
-            let d = sqrt(r2);
-            let a = 1.0 - d / P.h;
-            if (a <= 0.0 || d <= 0.0) {
-                continue;
-            }
-            let pj = press_get(j).xy;
-            var w = 0.5;
-            if (P.uniform_mass == 0u) {
-                let mj = phases[u32(pos_get(j).w)].mass;
-                w = mj / (mi + mj);
-            }
-            let mag = (pr.x + pj.x) * a + (pr.y + pj.y) * a * a;
-            acc = acc - r * (mag * w / d);
+            relaxation_pair(pi.xyz, pr, mi, pos_get(j), press_get(j).xy, &acc);
         }
     }
-    pos_out_set(i, vec4<f32>(xi + acc * (P.dt * P.dt), pi.w));
+    pos_out_set(i, vec4<f32>(pi.xyz + acc * (P.dt * P.dt), pi.w));
+}
+
+// The neighbours' positions and pressures, one chunk of a row at a time (tile.wgsl).
+var<workgroup> relaxation_pos: array<vec4<f32>, TILE>;
+var<workgroup> relaxation_press: array<vec2<f32>, TILE>;
+
+// Tiled: one workgroup per segment of a grid row, the neighbours read through workgroup
+// memory (tile.wgsl); the same pairs in the same order as `main`.
+@compute @workgroup_size(64)
+fn tiled(
+    @builtin(local_invocation_index) li: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let seg = tile_segment(li, wid, nwg);
+    let rows = block_rows(seg.blk);
+    for (var first = seg.slots.x; first < seg.slots.y; first = first + TILE_WG) {
+        let i = first + li;
+        let live = i < seg.slots.y;
+        var pi = vec4<f32>(0.0);
+        var pr = vec2<f32>(0.0);
+        var mi = 0.0;
+        var own = seg.blk;
+        if (live) {
+            pi = pos_get(i);
+            pr = press_get(i).xy;
+            mi = phases[u32(pi.w)].mass;
+            own = block_around_cell(cell_of_get(i));
+        }
+        var acc = vec3<f32>(0.0);
+        for (var k = 0u; k < rows; k = k + 1u) {
+            let run = tile_row(k);
+            // This particle's cells of the row: a part of the segment's run.
+            var mine = vec2<u32>(0u);
+            if (live) {
+                let cells = block_row(own, k);
+                mine = vec2<u32>(cell_start[cells.x], cell_start[cells.y]);
+            }
+            for (var c0 = run.x; c0 < run.y; c0 = c0 + TILE) {
+                let count = min(run.y - c0, TILE);
+                for (var t = li; t < count; t = t + TILE_WG) {
+                    relaxation_pos[t] = pos_get(c0 + t);
+                    relaxation_press[t] = press_get(c0 + t).xy;
+                }
+                workgroupBarrier();
+                let end = min(mine.y, c0 + TILE);
+                for (var j = max(mine.x, c0); j < end; j = j + 1u) {
+                    if (j == i) {
+                        continue;
+                    }
+                    let t = j - c0;
+                    relaxation_pair(pi.xyz, pr, mi, relaxation_pos[t], relaxation_press[t], &acc);
+                }
+                workgroupBarrier();
+            }
+        }
+        if (live) {
+            pos_out_set(i, vec4<f32>(pi.xyz + acc * (P.dt * P.dt), pi.w));
+        }
+    }
 }

@@ -63,6 +63,7 @@ pub mod scatter;
 pub mod single_pass;
 pub mod solver;
 pub mod split;
+pub mod tile;
 pub mod timing;
 pub mod velocity;
 pub mod viscosity;

@@ -1,19 +1,30 @@
 //! Relaxation displacements (shaders/gpu/relaxation.wgsl), gathered per particle (Jacobi) into
-//! the other position buffer.
+//! the other position buffer; its `tiled` entry point reads the neighbours through workgroup
+//! memory (tile.rs) in the same order.
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
+use super::tile;
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[
+pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::vec4("pos", 1),
     SplitArray::u32("cell_of", 2),
     SplitArray::vec4("press", 5),
     SplitArray::vec4("pos_out", 6),
 ];
+
+/// The pass's shader: its file with the tiles' segment helpers (tile.wgsl) appended.
+pub fn source() -> String {
+    format!(
+        "{}\n{}",
+        include_str!("../../shaders/gpu/relaxation.wgsl"),
+        tile::WGSL
+    )
+}
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -25,24 +36,25 @@ pub struct Relaxation {
 impl Relaxation {
     /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
     pub fn new(device: &wgpu::Device, two_parts: bool) -> Relaxation {
-        let src = include_str!("../../shaders/gpu/relaxation.wgsl");
+        let src = source();
         Relaxation {
             kernel: Kernel::new(
                 device,
                 "relaxation",
-                src,
+                &src,
                 true,
                 6,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
                 },
-                &["main"],
+                &["main", "tiled"],
             ),
         }
     }
 
-    /// Record the pass: `pos_out = pos + dx`.
+    /// Record the pass: `pos_out = pos + dx`; tiled over `tiled` segment workgroups (tile.rs)
+    /// where given.
     #[allow(clippy::too_many_arguments)]
     pub fn dispatch(
         &self,
@@ -56,13 +68,17 @@ impl Relaxation {
         press: &wgpu::Buffer,
         pos_out: &wgpu::Buffer,
         n: u32,
+        tiled: Option<u32>,
     ) {
         let g = self.kernel.bind(
             device,
             params,
             &[pos, cell_of, cell_start, phases, press, pos_out],
         );
-        self.kernel.dispatch(pass, "main", &g, n);
+        match tiled {
+            Some(groups) => self.kernel.dispatch_groups(pass, "tiled", &g, groups),
+            None => self.kernel.dispatch(pass, "main", &g, n),
+        }
     }
 }
 
