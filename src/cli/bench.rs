@@ -397,8 +397,8 @@ fn table(args: &BenchArgs, results: &[BenchResult]) -> String {
     }
     let _ = writeln!(
         o,
-        " {:>8} {:>14} {:>14} {:>15}  {}",
-        "speed-up", "CPU B/particle", "GPU B/particle", "dispatches/step", "GPU path"
+        " {:>8} {:>14} {:>14} {:>15}  GPU path",
+        "speed-up", "CPU B/particle", "GPU B/particle", "dispatches/step"
     );
     for r in results {
         let _ = write!(
