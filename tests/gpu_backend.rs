@@ -505,6 +505,13 @@ fn bench_names_the_fallback_paths_and_a_bad_knob_is_one_clear_error() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
     assert_eq!(v["gpu_path"], "untiled, no subgroups", "{v}");
+    let r = bench("on", "auto");
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert!(
+        v["gpu_path"].as_str().unwrap().starts_with("tiled, "),
+        "{v}"
+    );
     for (tiles, subgroups, var) in [
         ("maybe", "on", "SPHRIGID_GPU_TILES"),
         ("on", "yes", "SPHRIGID_GPU_SUBGROUPS"),
@@ -513,7 +520,7 @@ fn bench_names_the_fallback_paths_and_a_bad_knob_is_one_clear_error() {
         let err = String::from_utf8_lossy(&r.stderr);
         assert_eq!(r.status.code(), Some(2), "{err}");
         assert!(
-            err.contains(&format!("{var}: ")) && err.contains("is neither on nor off; fix:"),
+            err.contains(&format!("{var}: ")) && err.contains("is not auto, on or off; fix:"),
             "{err}"
         );
         assert!(!err.contains("panicked"), "{err}");

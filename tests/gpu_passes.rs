@@ -64,7 +64,7 @@ fn setup_path(tiled: bool) -> Option<(GpuLiquidSolver, Particles, LiquidParams)>
     }
     p.permute(&perm);
     let mut gpu = GpuLiquidSolver::new(ctx, params.clone(), &p).expect("the GPU solver");
-    gpu.set_tiled(tiled).unwrap();
+    gpu.set_tiled(tiled);
     assert_eq!(
         gpu.is_tiled(),
         tiled,

@@ -25,7 +25,7 @@ pub struct GpuContext {
     /// Whether compute passes can write GPU timestamps.
     pub timestamps: bool,
     /// Whether the device was opened with subgroup operations (the adapter has them and the
-    /// knob `SPHRIGID_GPU_SUBGROUPS` leaves them on).
+    /// knob [`SUBGROUPS_VAR`] is not `off`).
     pub subgroups: bool,
     /// Whether the adapter has subgroup operations at all.
     pub adapter_subgroups: bool,
@@ -42,19 +42,31 @@ impl std::fmt::Debug for GpuContext {
     }
 }
 
-/// Testing knob: `off` scans without subgroup operations on any device.
+/// Knob: `off` scans without subgroup operations on any device; `auto` (or unset) and `on`
+/// use them where the adapter has them.
 pub const SUBGROUPS_VAR: &str = "SPHRIGID_GPU_SUBGROUPS";
 
-/// Whether a knob ([`SUBGROUPS_VAR`], `tile::TILES_VAR`) leaves its path on: unset, empty or `on`;
-/// `off` turns it off; anything else is an input error.
-pub fn knob_on(var: &str) -> Result<bool> {
+/// A setting of a path knob ([`SUBGROUPS_VAR`], `tile::TILES_VAR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Knob {
+    /// Unset, empty or `auto`: the backend chooses by the device.
+    Auto,
+    /// `on`: the path wherever the device allows it.
+    On,
+    /// `off`: the fallback.
+    Off,
+}
+
+/// The setting of the knob `var`; any value but `auto`, `on` and `off` is an input error.
+pub fn knob(var: &str) -> Result<Knob> {
     match std::env::var(var) {
-        Err(_) => Ok(true),
+        Err(_) => Ok(Knob::Auto),
         Ok(v) => match v.trim() {
-            "" | "on" => Ok(true),
-            "off" => Ok(false),
+            "" | "auto" => Ok(Knob::Auto),
+            "on" => Ok(Knob::On),
+            "off" => Ok(Knob::Off),
             _ => Err(Error::input(format!(
-                "{var}: \"{v}\" is neither on nor off; fix: set it to on or off, or unset it"
+                "{var}: \"{v}\" is not auto, on or off; fix: set it to one of them, or unset it"
             ))),
         },
     }
@@ -156,7 +168,7 @@ impl GpuContext {
             super::split::binding_limit(limits.max_storage_buffer_binding_size)?;
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
         let adapter_subgroups = adapter.features().contains(wgpu::Features::SUBGROUP);
-        let subgroups = adapter_subgroups && knob_on(SUBGROUPS_VAR)?;
+        let subgroups = adapter_subgroups && knob(SUBGROUPS_VAR)? != Knob::Off;
         let mut required_features = wgpu::Features::empty();
         if timestamps {
             required_features |= wgpu::Features::TIMESTAMP_QUERY;

@@ -5,7 +5,7 @@
 //! passes). The untiled entry points stay as the fallback: where the device lacks the
 //! workgroup memory or invocations, or where the knob [`TILES_VAR`] turns tiling off. The
 //! choice is made once, when the solver is built; no step reads anything back to make it.
-use super::context::knob_on;
+use super::context::{Knob, knob};
 use crate::Result;
 
 /// The segment helpers every tiled pass appends (after the pass's own text).
@@ -24,16 +24,29 @@ pub const CHUNK: u32 = 128;
 /// the segment's nine row runs and own run (`vec2<u32>` each).
 pub const WORKGROUP_BYTES: u32 = 2 * CHUNK * 16 + 10 * 8;
 
-/// Testing knob: `off` runs the untiled entry points (the fallback) on any device.
+/// Knob: `on` runs the tiled entry points on any device that allows them, `off` the untiled
+/// ones (the fallback); `auto` (or unset) tiles on hardware GPUs and not on CPU implementations
+/// such as lavapipe, where workgroup memory is ordinary memory and each barrier costs a switch
+/// between the invocations (measured there: the tiled passes take about 2.7 times as long).
 pub const TILES_VAR: &str = "SPHRIGID_GPU_TILES";
 
-/// Whether the tiled entry points run on a device with `limits`: the device has the workgroup
-/// memory and invocations they take, and [`TILES_VAR`] leaves them on.
-pub fn enabled(limits: &wgpu::Limits) -> Result<bool> {
-    Ok(knob_on(TILES_VAR)?
-        && limits.max_compute_workgroup_storage_size >= WORKGROUP_BYTES
+/// Whether the device with `limits` has the workgroup memory and invocations the tiled entry
+/// points take.
+pub fn fits(limits: &wgpu::Limits) -> bool {
+    limits.max_compute_workgroup_storage_size >= WORKGROUP_BYTES
         && limits.max_compute_invocations_per_workgroup >= INVOCATIONS
-        && limits.max_compute_workgroup_size_x >= INVOCATIONS)
+        && limits.max_compute_workgroup_size_x >= INVOCATIONS
+}
+
+/// Whether the tiled entry points run on a device of type `kind` with `limits`, as the knob
+/// [`TILES_VAR`] says (its `auto`: on hardware GPUs).
+pub fn enabled(limits: &wgpu::Limits, kind: wgpu::DeviceType) -> Result<bool> {
+    let wanted = match knob(TILES_VAR)? {
+        Knob::Auto => kind != wgpu::DeviceType::Cpu,
+        Knob::On => true,
+        Knob::Off => false,
+    };
+    Ok(wanted && fits(limits))
 }
 
 /// Workgroups of a tiled pass over a grid of `dims` cells: one per segment.
@@ -119,15 +132,18 @@ mod tests {
     }
 
     #[test]
-    fn knob_values() {
-        // An unset knob leaves the path on (the variable is not set in the test environment).
-        assert!(super::super::context::knob_on("SPHRIGID_GPU_TILES_UNSET_IN_TESTS").unwrap());
+    fn the_tiles_fit_wgpus_default_limits_and_not_less_workgroup_memory() {
+        // An unset knob is `auto` (the variable is not set in the test environment).
+        assert_eq!(
+            knob("SPHRIGID_GPU_TILES_UNSET_IN_TESTS").unwrap(),
+            Knob::Auto
+        );
         let limits = wgpu::Limits::default();
-        assert!(limits.max_compute_workgroup_storage_size >= WORKGROUP_BYTES);
+        assert!(fits(&limits));
         let small = wgpu::Limits {
             max_compute_workgroup_storage_size: WORKGROUP_BYTES - 1,
             ..limits
         };
-        assert!(!enabled(&small).unwrap());
+        assert!(!fits(&small));
     }
 }
