@@ -27,7 +27,7 @@ pub const WORKGROUP_BYTES: u32 = 2 * CHUNK * 16 + 10 * 8;
 /// Knob: `on` runs the tiled entry points on any device that allows them, `off` the untiled
 /// ones (the fallback); `auto` (or unset) tiles on hardware GPUs and not on CPU implementations
 /// such as lavapipe, where workgroup memory is ordinary memory and each barrier costs a switch
-/// between the invocations (measured there: the tiled passes take about 2.7 times as long).
+/// between the invocations (measured there: the tiled passes took 1.2 to 7 times as long).
 pub const TILES_VAR: &str = "SPHRIGID_GPU_TILES";
 
 /// Whether the device with `limits` has the workgroup memory and invocations the tiled entry
