@@ -74,7 +74,8 @@ impl Simulation {
     }
 
     /// Let the liquid settle before time 0 ([`settle::settle`], as `plan` says), the bodies'
-    /// boundary held where it is (placed now on the CPU), then give each block its velocity.
+    /// boundary held where it is (placed now on the CPU) and the liquid within a kernel radius
+    /// of a body held too, then give each block its velocity.
     fn settle(&mut self, scene: &Scene, plan: settle::SettlePlan) -> Result<()> {
         if plan.steps == 0 || self.liquid.is_empty() {
             return Ok(());
@@ -89,7 +90,9 @@ impl Simulation {
             .iter()
             .map(|b| Vec3A::from_array(b.velocity.map(|v| v as f32)))
             .collect();
-        settle::settle(self.liquid.as_mut(), self.dt as f32, plan, &velocity)
+        let margin = self.liquid.params().h as f64;
+        let held = crate::coupling::inside::near_bodies(self.particles(), &self.bodies, margin);
+        settle::settle(self.liquid.as_mut(), self.dt as f32, plan, &velocity, &held)
     }
 
     /// Set up the built liquid of `scene` at time zero on the CPU, without its bodies.

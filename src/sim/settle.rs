@@ -18,19 +18,36 @@ pub struct SettlePlan {
 
 /// Relax the liquid from rest for `plan.steps` steps of `dt` (no coupling: the bodies'
 /// boundary stays where it is), damping every velocity by `plan.keep` a step, then give every
-/// particle its block's initial velocity (`velocity[phase]`).
+/// particle its block's initial velocity (`velocity[phase]`). The particles whose slot is
+/// `held` now (next to a body, which would not push them out) stay where they are.
 pub fn settle(
     liquid: &mut dyn Liquid,
     dt: f32,
     plan: SettlePlan,
     velocity: &[Vec3A],
+    held: &[bool],
 ) -> Result<()> {
     let mut times = PhaseTimes::default();
-    liquid.particles_mut().vel.fill(Vec3A::ZERO);
+    let p = liquid.particles_mut();
+    p.vel.fill(Vec3A::ZERO);
+    // Where each held particle stays, by id (the steps reorder the slots).
+    let mut anchor = vec![None; p.len()];
+    for (slot, _) in held.iter().enumerate().filter(|(_, h)| **h) {
+        anchor[p.id[slot] as usize] = Some(p.pos[slot]);
+    }
+    let any_held = held.contains(&true);
     for _ in 0..plan.steps {
         liquid.step(dt, Timing::Off, &mut times)?;
-        for v in &mut liquid.particles_mut().vel {
+        let p = liquid.particles_mut();
+        for v in &mut p.vel {
             *v *= plan.keep;
+        }
+        if any_held {
+            for (slot, id) in p.id.iter().enumerate() {
+                if let Some(x) = anchor[*id as usize] {
+                    (p.pos[slot], p.vel[slot]) = (x, Vec3A::ZERO);
+                }
+            }
         }
     }
     let p = liquid.particles_mut();
