@@ -21,11 +21,12 @@ pub struct CheckArgs {
 }
 
 /// CPU memory per liquid particle, bytes, measured: the peak resident memory that setting up
-/// the scene on the CPU backend and taking one step add, over the particles. `None` without
+/// the scene on the CPU backend (unsettled: settling allocates nothing more) and taking one
+/// step add, over the particles. `None` without
 /// particles, or where the system cannot tell (not Linux).
 pub fn measured_bytes_per_particle(loaded: &scene::LoadedScene) -> Result<Option<f64>> {
     let (n, added) = super::memory::peak_added(|| -> Result<usize> {
-        let mut sim = Simulation::setup(loaded, Backend::Cpu)?;
+        let mut sim = Simulation::setup_unsettled(loaded, Backend::Cpu)?;
         sim.liquid.update_densities()?;
         // A step that fails (a contact problem unsolved) still has its buffers in place.
         let _ = sim.step();

@@ -92,7 +92,12 @@ impl Simulation {
             .collect();
         let margin = self.liquid.params().h as f64;
         let held = crate::coupling::inside::near_bodies(self.particles(), &self.bodies, margin);
-        settle::settle(self.liquid.as_mut(), self.dt as f32, plan, &velocity, &held)
+        settle::settle(self.liquid.as_mut(), self.dt as f32, plan, &velocity, &held).map_err(|e| {
+            Error::Run(format!(
+                "while the liquid settled before time 0 ({} steps): {e} (or set [solver] settle = false)",
+                plan.steps
+            ))
+        })
     }
 
     /// Set up the built liquid of `scene` at time zero on the CPU, without its bodies.
@@ -138,6 +143,23 @@ impl Simulation {
         backend: Backend,
         checkpoint: Option<Checkpoint>,
     ) -> Result<Simulation> {
+        Simulation::setup_with(loaded, backend, checkpoint, true)
+    }
+
+    /// Set up a loaded scene like [`Simulation::setup`] but without settling the liquid, for
+    /// what needs only its buffers (the memory measure of `sphrigid check`).
+    pub fn setup_unsettled(loaded: &LoadedScene, backend: Backend) -> Result<Simulation> {
+        Simulation::setup_with(loaded, backend, None, false)
+    }
+
+    /// [`Simulation::setup_from`], the liquid settled only where `settle` says so (and the
+    /// scene does not turn it off).
+    fn setup_with(
+        loaded: &LoadedScene,
+        backend: Backend,
+        checkpoint: Option<Checkpoint>,
+        settle: bool,
+    ) -> Result<Simulation> {
         let scene = &loaded.scene;
         let liquid = build::liquid(scene);
         let (spacing, plan) = (liquid.spacing, liquid.settle);
@@ -159,7 +181,9 @@ impl Simulation {
         let carried = match checkpoint {
             Some(c) => checkpoint::restore(&mut sim, c)?,
             None => {
-                sim.settle(scene, plan)?;
+                if settle {
+                    sim.settle(scene, plan)?;
+                }
                 Default::default()
             }
         };
