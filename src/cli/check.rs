@@ -94,6 +94,15 @@ pub fn run(args: CheckArgs) -> Result<()> {
         "  steps in all       {}",
         substeps as u64 * s.time.frames as u64
     );
+    if liquid.settle.steps > 0 && !particles.is_empty() {
+        let _ = writeln!(
+            o,
+            "  settling           {} steps ({:.3} s) before time 0, velocities kept {:.4} a step",
+            liquid.settle.steps,
+            liquid.settle.steps as f64 * dt,
+            liquid.settle.keep
+        );
+    }
     let _ = writeln!(
         o,
         "  memory estimate    {} (CPU backend), {} host + {} GPU (GPU backend), {} per frame on disk",
