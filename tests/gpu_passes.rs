@@ -41,6 +41,11 @@ const DT: f32 = 2e-3;
 
 /// Jittered lattice particles with random velocities, stored in a shuffled order.
 fn setup() -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
+    setup_path(true)
+}
+
+/// As [`setup`], the neighbour passes tiled through workgroup memory or not (the fallback).
+fn setup_path(tiled: bool) -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
     let ctx = gpu_common::context()?;
     let scene = common::scene(SCENE);
     let liquid = sphrigid::sim::build::liquid(&scene.scene);
@@ -60,6 +65,12 @@ fn setup() -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
     }
     p.permute(&perm);
     let mut gpu = GpuLiquidSolver::new(ctx, params.clone(), &p).expect("the GPU solver");
+    gpu.set_tiled(tiled);
+    assert_eq!(
+        gpu.is_tiled(),
+        tiled,
+        "lavapipe and real GPUs take the tiles"
+    );
     gpu.upload(&p).expect("upload");
     Some((gpu, p, params))
 }
@@ -159,10 +170,23 @@ fn grid_build_gives_the_cpu_grid_order_exactly() {
     );
 }
 
+/// The scan of `n` random entries below `max` against the CPU's, with subgroup operations
+/// where the adapter has them and then without (the fallback).
 fn check_prefix_sum(n: usize, max: f32) {
     let Some(ctx) = gpu_common::context() else {
         return;
     };
+    eprintln!("adapter subgroups: {}", ctx.subgroups);
+    let with = ctx.subgroups;
+    check_prefix_sum_on(ctx, n, max);
+    if with {
+        let mut ctx = gpu_common::context().unwrap();
+        ctx.subgroups = false;
+        check_prefix_sum_on(ctx, n, max);
+    }
+}
+
+fn check_prefix_sum_on(ctx: sphrigid::gpu::context::GpuContext, n: usize, max: f32) {
     let mut rng = Rng::new(7);
     let v: Vec<u32> = (0..n).map(|_| (rng.next() * max) as u32).collect();
     let mut bytes = 0;
@@ -170,6 +194,7 @@ fn check_prefix_sum(n: usize, max: f32) {
     let dst = buffers::storage(&ctx, "dst", n as u64 * 4, &mut bytes).unwrap();
     ctx.queue.write_buffer(&src, 0, bytemuck::cast_slice(&v));
     let scan = prefix_sum::PrefixSum::new(&ctx, &src, &dst, n as u32).unwrap();
+    assert_eq!(scan.subgroups, ctx.subgroups);
     let mut enc = ctx.device.create_command_encoder(&Default::default());
     {
         let mut pass = enc.begin_compute_pass(&Default::default());
@@ -179,7 +204,10 @@ fn check_prefix_sum(n: usize, max: f32) {
     let got: Vec<u32> = buffers::read(&ctx, &dst, n).unwrap();
     let want = prefix_sum::cpu_twin(&v);
     if let Some(k) = (0..n).find(|&k| got[k] != want[k]) {
-        panic!("entry {k} of {n}: {} vs {}", got[k], want[k]);
+        panic!(
+            "entry {k} of {n} (subgroups {}): {} vs {}",
+            ctx.subgroups, got[k], want[k]
+        );
     }
 }
 
@@ -198,7 +226,12 @@ fn prefix_sum_past_65535_workgroups_matches_the_cpu_scan() {
 
 #[test]
 fn density_matches_its_cpu_twin() {
-    let Some((mut gpu, _, params)) = setup() else {
+    check_density(true);
+    check_density(false);
+}
+
+fn check_density(tiled: bool) {
+    let Some((mut gpu, _, params)) = setup_path(tiled) else {
         return;
     };
     gpu.rebuild_grid().unwrap();
@@ -237,7 +270,7 @@ fn density_matches_its_cpu_twin() {
         let tol = 1e-5 * rho_c[i].max(1.0);
         assert!(
             (rho[i] - rho_c[i]).abs() <= tol,
-            "rho[{i}] {} vs {}",
+            "rho[{i}] {} vs {} (tiled {tiled})",
             rho[i],
             rho_c[i]
         );
@@ -286,7 +319,12 @@ fn boundary_grid_matches_its_cpu_twin_exactly() {
 
 #[test]
 fn relaxation_matches_its_cpu_twin() {
-    let Some((mut gpu, _, params)) = setup() else {
+    check_relaxation(true);
+    check_relaxation(false);
+}
+
+fn check_relaxation(tiled: bool) {
+    let Some((mut gpu, _, params)) = setup_path(tiled) else {
         return;
     };
     gpu.rebuild_grid().unwrap();
@@ -306,13 +344,18 @@ fn relaxation_matches_its_cpu_twin() {
     let d = max_abs_diff(&dx_gpu, &dx_cpu);
     assert!(
         d <= 1e-5 * biggest + 3e-8,
-        "displacements differ by {d} (largest {biggest})"
+        "displacements differ by {d} (largest {biggest}, tiled {tiled})"
     );
 }
 
 #[test]
 fn viscosity_matches_its_cpu_twin() {
-    let Some((mut gpu, _, params)) = setup() else {
+    check_viscosity(true);
+    check_viscosity(false);
+}
+
+fn check_viscosity(tiled: bool) {
+    let Some((mut gpu, _, params)) = setup_path(tiled) else {
         return;
     };
     gpu.rebuild_grid().unwrap();
@@ -326,7 +369,7 @@ fn viscosity_matches_its_cpu_twin() {
     let d = max_abs_diff(&v, &twin);
     assert!(
         d <= 1e-5 * dv + 1e-7,
-        "velocities differ by {d} m/s (largest change {dv})"
+        "velocities differ by {d} m/s (largest change {dv}, tiled {tiled})"
     );
 }
 
@@ -557,4 +600,35 @@ fn push_out_matches_its_cpu_twin() {
     assert_ne!(g.pos, s.pos, "the push-out moved nothing");
     let twice = [(dx[0].0, Vec3A::X), (dx[0].0, Vec3A::Y)];
     assert!(gpu.push_out(&twice).is_err());
+}
+
+#[test]
+fn tiled_and_untiled_steps_give_the_same_particles() {
+    // Whole steps (viscosity, grid, density and relaxation passes, walls and velocity update)
+    // with the neighbour passes tiled through workgroup memory and untiled: the same pairs in
+    // the same order, so the same sums (bit for bit where the shader compiler rounds both
+    // alike; within the twins' tolerance in any case).
+    let (Some((mut tiled, ..)), Some((mut untiled, ..))) = (setup_path(true), setup_path(false))
+    else {
+        return;
+    };
+    let mut times = sphrigid::timing::PhaseTimes::default();
+    for _ in 0..5 {
+        for gpu in [&mut tiled, &mut untiled] {
+            gpu.step(DT, sphrigid::timing::Timing::Off, &mut times)
+                .unwrap();
+        }
+    }
+    let (a, b) = (tiled.download().unwrap(), untiled.download().unwrap());
+    assert_eq!(a.id, b.id, "the grids differ");
+    let identical = a.pos == b.pos && a.vel == b.vel && a.rho == b.rho;
+    let dx = max_abs_diff(&a.pos, &b.pos);
+    let dv = max_abs_diff(&a.vel, &b.vel);
+    eprintln!("tiled vs untiled after 5 steps: identical {identical}, |dx| {dx} m, |dv| {dv} m/s");
+    let moved = max_abs_diff(&a.vel, &vec![Vec3A::ZERO; a.len()]);
+    assert!(moved > 0.1, "the particles barely move ({moved} m/s)");
+    assert!(
+        dx <= 1e-6 && dv <= 1e-5 * moved,
+        "tiled and untiled differ: {dx} m, {dv} m/s"
+    );
 }

@@ -61,17 +61,27 @@ fn a_dam_break_split_across_two_bindings_writes_the_unsplit_frames() {
     let split = parts(Some(TWO_PARTS));
     assert!(split.contains(" 2 parts per particle array"), "{split}");
     // The frames, byte for byte.
-    let outs = ["whole", "split"].map(|o| dir.path().join(o));
+    let outs = ["whole", "split", "split_tiled"].map(|o| dir.path().join(o));
     ok(&run(None, &scene, &outs[0]));
     ok(&run(Some(TWO_PARTS), &scene, &outs[1]));
+    // Split with the neighbour passes tiled (the default on a hardware GPU, not on lavapipe).
+    let mut tiled = Command::new(env!("CARGO_BIN_EXE_sphrigid"));
+    tiled
+        .args(gpu_common::gpu_run_args(&scene, &outs[2], "3"))
+        .env("SPHRIGID_GPU_MAX_BINDING", TWO_PARTS)
+        .env("SPHRIGID_GPU_TILES", "on");
+    ok(&tiled.output().unwrap());
     for f in 0..=3 {
         let name = format!("fluid/fluid_{f:05}.ply");
         let a = std::fs::read(outs[0].join(&name)).unwrap();
-        let b = std::fs::read(outs[1].join(&name)).unwrap();
-        assert!(
-            a == b,
-            "{name} differs between the split and the unsplit run"
-        );
+        for out in &outs[1..] {
+            let b = std::fs::read(out.join(&name)).unwrap();
+            assert!(
+                a == b,
+                "{name} differs between the unsplit run and {}",
+                out.display()
+            );
+        }
     }
     let f0 = std::fs::read(outs[1].join("fluid/fluid_00000.ply")).unwrap();
     let f3 = std::fs::read(outs[1].join("fluid/fluid_00003.ply")).unwrap();

@@ -67,4 +67,18 @@ fn liquid_in_a_box_settles_flat_and_stays_inside() {
         (mean - 0.028).abs() < 2.0 * s,
         "surface at {mean} m, expected near 0.028 m"
     );
+    // The free surface, the top layer's mean height plus a particle radius, against the height
+    // its volume gives (n s^3 over the box's floor): within half a spacing (README: the near
+    // pressure holds it up, the bulk packs closer than the lattice).
+    let mut y: Vec<f32> = p.pos.iter().map(|x| x.y).collect();
+    y.sort_by(|a, b| b.total_cmp(a));
+    let layer = 15 * 15;
+    let surface = y[..layer].iter().sum::<f32>() / layer as f32 + r;
+    let volume_height = n as f32 * s.powi(3) / (0.06 * 0.06);
+    let off = (surface - volume_height) / s;
+    eprintln!("free surface {off:+.3} spacings from the height its volume gives");
+    assert!(
+        off.abs() < 0.5,
+        "the free surface is {off:+.3} spacings from the height its volume gives"
+    );
 }

@@ -87,41 +87,27 @@ fn wall_sums_once(xi: vec3<f32>) -> vec2<f32> {
     return out;
 }
 
-@compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let i = linear_id(gid, nwg);
-    if (i >= P.n) {
+// The pair term of the liquid's kernel sums: (1-q)^2 and (1-q)^3 of the neighbour at xj,
+// added to `sums` when it is within h.
+fn density_pair(xi: vec3<f32>, xj: vec3<f32>, sums: ptr<function, vec2<f32>>) {
+    let r = xj - xi;
+    let r2 = dot(r, r);
+    if (r2 >= P.h * P.h) {
         return;
     }
-    let pi = pos_get(i);
+    let a = 1.0 - sqrt(r2) * P.inv_h;
+    if (a > 0.0) {
+        let a2 = a * a;
+        *sums = *sums + vec2<f32>(a2, a2 * a);
+    }
+}
+
+// The boundary's sums added to the liquid's `sums` of particle i at pi, then its pressures.
+fn density_end(i: u32, pi: vec4<f32>, sums: vec2<f32>) {
     let xi = pi.xyz;
-    var s = 0.0;
-    var sn = 0.0;
     let blk = block_around_cell(cell_of_get(i));
     let rows = block_rows(blk);
     let h2 = P.h * P.h;
-    for (var row = 0u; row < rows; row = row + 1u) {
-        // The cells of a row are contiguous: one run of slots.
-        let cells = block_row(blk, row);
-        let start = cell_start[cells.x];
-        let end = cell_start[cells.y];
-        for (var j = start; j < end; j = j + 1u) {
-            if (j == i) {
-                continue;
-            }
-            let r = pos_get(j).xyz - xi;
-            let r2 = dot(r, r);
-            if (r2 >= h2) {
-                continue;
-            }
-            let a = 1.0 - sqrt(r2) * P.inv_h;
-            if (a > 0.0) {
-                let a2 = a * a;
-                s = s + a2;
-                sn = sn + a2 * a;
-            }
-        }
-    }
     // The boundary's sums, in the CPU's order: bodies (over the same rows), then the walls
     // lo x, hi x, lo y, hi y, lo z, hi z, added to the liquid's at the end.
     var b = vec2<f32>(0.0);
@@ -161,12 +147,91 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         b = b + w;
     }
-    s = s + b.x;
-    sn = sn + b.y;
+    let s = sums.x + b.x;
+    let sn = sums.y + b.y;
     let ph = phases[u32(pi.w)];
     var p = ph.k_eff * (s - P.rho0);
     if (ph.cohesion == 0.0) {
         p = max(p, 0.0);
     }
     press_set(i, vec4<f32>(p, ph.k_near_eff * sn, 0.0, s));
+}
+
+// Untiled: one invocation per particle, reading its neighbours from the buffers.
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(gid, nwg);
+    if (i >= P.n) {
+        return;
+    }
+    let pi = pos_get(i);
+    var sums = vec2<f32>(0.0);
+    let blk = block_around_cell(cell_of_get(i));
+    let rows = block_rows(blk);
+    for (var row = 0u; row < rows; row = row + 1u) {
+        // The cells of a row are contiguous: one run of slots.
+        let cells = block_row(blk, row);
+        let start = cell_start[cells.x];
+        let end = cell_start[cells.y];
+        for (var j = start; j < end; j = j + 1u) {
+            if (j == i) {
+                continue;
+            }
+            density_pair(pi.xyz, pos_get(j).xyz, &sums);
+        }
+    }
+    density_end(i, pi, sums);
+}
+
+// The neighbours' positions, one chunk of a row at a time (tile.wgsl).
+var<workgroup> density_tile: array<vec4<f32>, TILE>;
+
+// Tiled: one workgroup per segment of a grid row, the neighbours read through workgroup
+// memory (tile.wgsl); the same pairs in the same order as `main`.
+@compute @workgroup_size(64)
+fn tiled(
+    @builtin(local_invocation_index) li: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let seg = tile_segment(li, wid, nwg);
+    let rows = block_rows(seg.blk);
+    for (var first = seg.slots.x; first < seg.slots.y; first = first + TILE_WG) {
+        let i = first + li;
+        let live = i < seg.slots.y;
+        var pi = vec4<f32>(0.0);
+        var own = seg.blk;
+        if (live) {
+            pi = pos_get(i);
+            own = block_around_cell(cell_of_get(i));
+        }
+        var sums = vec2<f32>(0.0);
+        for (var k = 0u; k < rows; k = k + 1u) {
+            let run = tile_row(k);
+            // This particle's cells of the row: a part of the segment's run.
+            var mine = vec2<u32>(0u);
+            if (live) {
+                let cells = block_row(own, k);
+                mine = vec2<u32>(cell_start[cells.x], cell_start[cells.y]);
+            }
+            for (var c0 = run.x; c0 < run.y; c0 = c0 + TILE) {
+                let count = min(run.y - c0, TILE);
+                for (var t = li; t < count; t = t + TILE_WG) {
+                    density_tile[t] = pos_get(c0 + t);
+                }
+                workgroupBarrier();
+                let end = min(mine.y, c0 + TILE);
+                for (var j = max(mine.x, c0); j < end; j = j + 1u) {
+                    if (j == i) {
+                        continue;
+                    }
+                    density_pair(pi.xyz, density_tile[j - c0].xyz, &sums);
+                }
+                workgroupBarrier();
+            }
+        }
+        if (live) {
+            density_end(i, pi, sums);
+        }
+    }
 }

@@ -1,7 +1,8 @@
 // Double-density relaxation in gather (Jacobi) form: each particle sums its own displacement
 // dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij (pressures
 // as the density pass leaves them: x and y of a vec4), plus the walls' push: their ghosts carry
-// the particle's own pressures and the hydrostatic difference (WallKernel::push).
+// the particle's near pressure and the walls' pressure plus the hydrostatic difference
+// (WallKernel::push).
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // cell_of: binding 2, in two parts (split.wgsl).
@@ -75,6 +76,65 @@ fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: f32, grad: vec3<f32>) -> vec3<f32
     return out;
 }
 
+// Within h of a wall that pushes (x: 1, else 0), the hydrostatic gradient (yzw): the entry after
+// the walls' kernel sums holds 2 / C over the relaxation passes.
+fn wall_setup(xi: vec3<f32>) -> vec4<f32> {
+    let near = min(min(xi.x - P.wall_lo.x, P.wall_hi.x - xi.x), min(min(xi.y - P.wall_lo.y,
+        P.wall_hi.y - xi.y), min(xi.z - P.wall_lo.z, P.wall_hi.z - xi.z))) + P.half_spacing;
+    if ((P.has_walls & 2u) == 0u || near >= P.h) {
+        return vec4<f32>(0.0);
+    }
+    let grad = P.gravity_dt * P.inv_dt * wall_table[P.wall_samples + 1u].x;
+    return vec4<f32>(1.0, grad);
+}
+
+// The walls' pressure at xi, the liquid's around it extrapolated to it, weighted (1-q)^2 (the
+// particle itself with weight 1), as add_wall_push: neighbour at xj with pressure pj added to
+// the sums `pw` (weighted pressure, weight).
+fn wall_pressure_pair(xi: vec3<f32>, xj: vec3<f32>, pj: f32, grad: vec3<f32>,
+    pw: ptr<function, vec2<f32>>) {
+    let r = xj - xi;
+    let r2 = dot(r, r);
+    if (r2 >= P.h * P.h) {
+        return;
+    }
+    let a = 1.0 - sqrt(r2) / P.h;
+    if (a > 0.0) {
+        let w2 = a * a;
+        *pw = *pw + vec2<f32>(w2 * (pj - dot(grad, r)), w2);
+    }
+}
+
+// The pair term: neighbour j at pj (w: phase) with pressures prj, added to the displacement
+// sum `acc` of particle i at xi (pressures pri, mass mi) when it is within h.
+fn relaxation_pair(
+    xi: vec3<f32>,
+    pri: vec2<f32>,
+    mi: f32,
+    pj: vec4<f32>,
+    prj: vec2<f32>,
+    acc: ptr<function, vec3<f32>>,
+) {
+    let r = pj.xyz - xi;
+    let r2 = dot(r, r);
+    if (r2 >= P.h * P.h) {
+        return;
+    }
+    let d = sqrt(r2);
+    let a = 1.0 - d / P.h;
+    if (a <= 0.0 || d <= 0.0) {
+        return;
+    }
+    var w = 0.5;
+    if (P.uniform_mass == 0u) {
+        let mj = phases[u32(pj.w)].mass;
+        w = mj / (mi + mj);
+    }
+    let mag = (pri.x + prj.x) * a + (pri.y + prj.y) * a * a;
+    *acc = *acc - r * (mag * w / d);
+}
+
+// Untiled: one invocation per particle, reading its neighbours from the buffers.
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let i = linear_id(gid, nwg);
@@ -82,25 +142,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let pi = pos_get(i);
-    let xi = pi.xyz;
     let pr = press_get(i).xy;
     let mi = phases[u32(pi.w)].mass;
     var acc = vec3<f32>(0.0);
+    let wall = wall_setup(pi.xyz);
+    var pw = vec2<f32>(pr.x, 1.0);
     let blk = block_around_cell(cell_of_get(i));
     let rows = block_rows(blk);
-    let h2 = P.h * P.h;
-    // Within h of a wall that pushes: the walls' pressure, the liquid's around the particle
-    // extrapolated to it, weighted (1-q)^2 (itself with weight 1), as add_wall_push. The entry
-    // after the walls' kernel sums holds 2 / C over the relaxation passes.
-    let near = min(min(xi.x - P.wall_lo.x, P.wall_hi.x - xi.x), min(min(xi.y - P.wall_lo.y,
-        P.wall_hi.y - xi.y), min(xi.z - P.wall_lo.z, P.wall_hi.z - xi.z))) + P.half_spacing;
-    let pushed = (P.has_walls & 2u) != 0u && near < P.h;
-    var grad = vec3<f32>(0.0);
-    if (pushed) {
-        grad = P.gravity_dt * P.inv_dt * wall_table[P.wall_samples + 1u].x;
-    }
-    var pw_sum = pr.x;
-    var pw_weight = 1.0;
     for (var row = 0u; row < rows; row = row + 1u) {
         // The cells of a row are contiguous: one run of slots.
         let cells = block_row(blk, row);
@@ -110,34 +158,86 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             if (j == i) {
                 continue;
             }
-            let r = pos_get(j).xyz - xi;
-            let r2 = dot(r, r);
-            if (r2 >= h2) {
-                continue;
+            relaxation_pair(pi.xyz, pr, mi, pos_get(j), press_get(j).xy, &acc);
+            if (wall.x != 0.0) {
+                wall_pressure_pair(pi.xyz, pos_get(j).xyz, press_get(j).x, wall.yzw, &pw);
             }
-            let d = sqrt(r2);
-            let a = 1.0 - d / P.h;
-            if (pushed && a > 0.0) {
-                let w2 = a * a;
-                pw_sum = pw_sum + w2 * (press_get(j).x - dot(grad, r));
-                pw_weight = pw_weight + w2;
-            }
-            if (a <= 0.0 || d <= 0.0) {
-                continue;
-            }
-            let pj = press_get(j).xy;
-            var w = 0.5;
-            if (P.uniform_mass == 0u) {
-                let mj = phases[u32(pos_get(j).w)].mass;
-                w = mj / (mi + mj);
-            }
-            let mag = (pr.x + pj.x) * a + (pr.y + pj.y) * a * a;
-            acc = acc - r * (mag * w / d);
         }
     }
-    var dx = acc * (P.dt * P.dt);
-    if (pushed) {
-        dx = dx + wall_push(xi, pr, pw_sum / pw_weight, grad) * (P.dt * P.dt);
+    if (wall.x != 0.0) {
+        acc = acc + wall_push(pi.xyz, pr, pw.x / pw.y, wall.yzw);
     }
-    pos_out_set(i, vec4<f32>(xi + dx, pi.w));
+    pos_out_set(i, vec4<f32>(pi.xyz + acc * (P.dt * P.dt), pi.w));
+}
+
+// The neighbours' positions and pressures, one chunk of a row at a time (tile.wgsl).
+var<workgroup> relaxation_pos: array<vec4<f32>, TILE>;
+var<workgroup> relaxation_press: array<vec2<f32>, TILE>;
+
+// Tiled: one workgroup per segment of a grid row, the neighbours read through workgroup
+// memory (tile.wgsl); the same pairs in the same order as `main`.
+@compute @workgroup_size(64)
+fn tiled(
+    @builtin(local_invocation_index) li: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let seg = tile_segment(li, wid, nwg);
+    let rows = block_rows(seg.blk);
+    for (var first = seg.slots.x; first < seg.slots.y; first = first + TILE_WG) {
+        let i = first + li;
+        let live = i < seg.slots.y;
+        var pi = vec4<f32>(0.0);
+        var pr = vec2<f32>(0.0);
+        var mi = 0.0;
+        var own = seg.blk;
+        if (live) {
+            pi = pos_get(i);
+            pr = press_get(i).xy;
+            mi = phases[u32(pi.w)].mass;
+            own = block_around_cell(cell_of_get(i));
+        }
+        var acc = vec3<f32>(0.0);
+        var wall = vec4<f32>(0.0);
+        if (live) {
+            wall = wall_setup(pi.xyz);
+        }
+        var pw = vec2<f32>(pr.x, 1.0);
+        for (var k = 0u; k < rows; k = k + 1u) {
+            let run = tile_row(k);
+            // This particle's cells of the row: a part of the segment's run.
+            var mine = vec2<u32>(0u);
+            if (live) {
+                let cells = block_row(own, k);
+                mine = vec2<u32>(cell_start[cells.x], cell_start[cells.y]);
+            }
+            for (var c0 = run.x; c0 < run.y; c0 = c0 + TILE) {
+                let count = min(run.y - c0, TILE);
+                for (var t = li; t < count; t = t + TILE_WG) {
+                    relaxation_pos[t] = pos_get(c0 + t);
+                    relaxation_press[t] = press_get(c0 + t).xy;
+                }
+                workgroupBarrier();
+                let end = min(mine.y, c0 + TILE);
+                for (var j = max(mine.x, c0); j < end; j = j + 1u) {
+                    if (j == i) {
+                        continue;
+                    }
+                    let t = j - c0;
+                    relaxation_pair(pi.xyz, pr, mi, relaxation_pos[t], relaxation_press[t], &acc);
+                    if (wall.x != 0.0) {
+                        wall_pressure_pair(pi.xyz, relaxation_pos[t].xyz, relaxation_press[t].x,
+                            wall.yzw, &pw);
+                    }
+                }
+                workgroupBarrier();
+            }
+        }
+        if (live) {
+            if (wall.x != 0.0) {
+                acc = acc + wall_push(pi.xyz, pr, pw.x / pw.y, wall.yzw);
+            }
+            pos_out_set(i, vec4<f32>(pi.xyz + acc * (P.dt * P.dt), pi.w));
+        }
+    }
 }

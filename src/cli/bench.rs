@@ -82,6 +82,10 @@ pub struct BenchResult {
     /// Compute dispatches per step over the timed steps (GPU backend only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gpu_dispatches_per_step: Option<f64>,
+    /// The GPU step's paths: neighbour passes `tiled` or `untiled`, the prefix sum with
+    /// `subgroups` or `no subgroups` (GPU backend only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gpu_path: Option<String>,
     /// Particle-steps per second relative to the CPU backend on the same scene and size.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub speedup_vs_cpu: Option<f64>,
@@ -162,6 +166,7 @@ fn result(
         adapter: None,
         gpu_bytes_per_particle: None,
         gpu_dispatches_per_step: None,
+        gpu_path: None,
         speedup_vs_cpu: None,
     }
 }
@@ -225,7 +230,7 @@ pub fn bench_gpu(loaded: &scene::LoadedScene, steps: u32, from_frame: u32) -> Re
             "wall clock per phase (each phase submitted and waited for; the adapter has no timestamps)",
         )
     };
-    let (adapter, bpp) = (device.adapter, device.bytes_per_particle);
+    let (adapter, bpp, path) = (device.adapter, device.bytes_per_particle, device.path);
     sim.gpu_timing = timing;
     sim.times = PhaseTimes::default();
     let profiled = steps.min(10);
@@ -238,6 +243,7 @@ pub fn bench_gpu(loaded: &scene::LoadedScene, steps: u32, from_frame: u32) -> Re
         adapter: Some(adapter),
         gpu_bytes_per_particle: Some(bpp),
         gpu_dispatches_per_step: Some(dispatches),
+        gpu_path: Some(path),
         ..result(&sim, Backend::Gpu, steps, from_frame, wall, phase_ms)
     })
 }
@@ -391,7 +397,7 @@ fn table(args: &BenchArgs, results: &[BenchResult]) -> String {
     }
     let _ = writeln!(
         o,
-        " {:>8} {:>14} {:>14} {:>15}",
+        " {:>8} {:>14} {:>14} {:>15}  GPU path",
         "speed-up", "CPU B/particle", "GPU B/particle", "dispatches/step"
     );
     for r in results {
@@ -412,7 +418,8 @@ fn table(args: &BenchArgs, results: &[BenchResult]) -> String {
             bytes(r.gpu_bytes_per_particle),
             bytes(r.gpu_dispatches_per_step),
         );
-        let _ = writeln!(o, " {sp:>8} {cpu:>14} {gpu:>14} {dispatches:>15}");
+        let path = r.gpu_path.as_deref().unwrap_or("-");
+        let _ = writeln!(o, " {sp:>8} {cpu:>14} {gpu:>14} {dispatches:>15}  {path}");
     }
     if bodies {
         let _ = writeln!(

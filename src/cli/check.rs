@@ -21,11 +21,12 @@ pub struct CheckArgs {
 }
 
 /// CPU memory per liquid particle, bytes, measured: the peak resident memory that setting up
-/// the scene on the CPU backend and taking one step add, over the particles. `None` without
+/// the scene on the CPU backend (unsettled: settling allocates nothing more) and taking one
+/// step add, over the particles. `None` without
 /// particles, or where the system cannot tell (not Linux).
 pub fn measured_bytes_per_particle(loaded: &scene::LoadedScene) -> Result<Option<f64>> {
     let (n, added) = super::memory::peak_added(|| -> Result<usize> {
-        let mut sim = Simulation::setup(loaded, Backend::Cpu)?;
+        let mut sim = Simulation::setup_unsettled(loaded, Backend::Cpu)?;
         sim.liquid.update_densities()?;
         // A step that fails (a contact problem unsolved) still has its buffers in place.
         let _ = sim.step();
@@ -93,6 +94,15 @@ pub fn run(args: CheckArgs) -> Result<()> {
         "  steps in all       {}",
         substeps as u64 * s.time.frames as u64
     );
+    if liquid.settle.steps > 0 && !particles.is_empty() {
+        let _ = writeln!(
+            o,
+            "  settling           {} steps ({:.3} s) before time 0, velocities kept {:.4} a step",
+            liquid.settle.steps,
+            liquid.settle.steps as f64 * dt,
+            liquid.settle.keep
+        );
+    }
     let _ = writeln!(
         o,
         "  memory estimate    {} (CPU backend), {} host + {} GPU (GPU backend), {} per frame on disk",

@@ -1,5 +1,6 @@
 //! Liquid that starts inside a body: found at setup (a liquid particle's centre lies in the
-//! lattice cell of one of the body's particles) and removed.
+//! lattice cell of one of the body's particles) and removed; and liquid that starts next to a
+//! body, which the settling before time 0 holds still.
 use crate::liquid::Particles;
 use crate::rigid::RigidBody;
 use glam::DVec3;
@@ -8,11 +9,17 @@ use rstar::RTree;
 
 /// For every liquid slot, whether its centre lies inside one of `bodies`.
 pub fn inside_bodies(p: &Particles, bodies: &[RigidBody]) -> Vec<bool> {
+    near_bodies(p, bodies, 0.0)
+}
+
+/// For every liquid slot, whether its centre lies within `margin` (m) of one of `bodies`: in
+/// the lattice cell of one of its particles grown by `margin` on every side.
+pub fn near_bodies(p: &Particles, bodies: &[RigidBody], margin: f64) -> Vec<bool> {
     let mut inside = vec![false; p.len()];
     for body in bodies {
         let c = &body.clump;
         let tree = RTree::bulk_load(c.positions.iter().map(|x| x.to_array()).collect());
-        let half = c.spacing / 2.0;
+        let half = c.spacing / 2.0 + margin;
         // A point in a particle's cell is within half a cell diagonal of its centre.
         let r2 = 3.0 * half * half * (1.0 + 1e-9);
         let (com, rot_t) = (body.state.x, body.rotation().transpose());

@@ -24,6 +24,11 @@ pub struct GpuContext {
     pub limits: wgpu::Limits,
     /// Whether compute passes can write GPU timestamps.
     pub timestamps: bool,
+    /// Whether the device was opened with subgroup operations (the adapter has them and the
+    /// knob [`SUBGROUPS_VAR`] is not `off`).
+    pub subgroups: bool,
+    /// Whether the adapter has subgroup operations at all.
+    pub adapter_subgroups: bool,
 }
 
 impl std::fmt::Debug for GpuContext {
@@ -32,7 +37,38 @@ impl std::fmt::Debug for GpuContext {
             .field("adapter", &self.info.name)
             .field("device_type", &self.info.device_type)
             .field("timestamps", &self.timestamps)
+            .field("subgroups", &self.subgroups)
             .finish()
+    }
+}
+
+/// Knob: `off` scans without subgroup operations on any device; `auto` (or unset) and `on`
+/// use them where the adapter has them.
+pub const SUBGROUPS_VAR: &str = "SPHRIGID_GPU_SUBGROUPS";
+
+/// A setting of a path knob ([`SUBGROUPS_VAR`], `tile::TILES_VAR`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Knob {
+    /// Unset, empty or `auto`: the backend chooses by the device.
+    Auto,
+    /// `on`: the path wherever the device allows it.
+    On,
+    /// `off`: the fallback.
+    Off,
+}
+
+/// The setting of the knob `var`; any value but `auto`, `on` and `off` is an input error.
+pub fn knob(var: &str) -> Result<Knob> {
+    match std::env::var(var) {
+        Err(_) => Ok(Knob::Auto),
+        Ok(v) => match v.trim() {
+            "" | "auto" => Ok(Knob::Auto),
+            "on" => Ok(Knob::On),
+            "off" => Ok(Knob::Off),
+            _ => Err(Error::input(format!(
+                "{var}: \"{v}\" is not auto, on or off; fix: set it to one of them, or unset it"
+            ))),
+        },
     }
 }
 
@@ -120,7 +156,8 @@ pub fn describe(info: &wgpu::AdapterInfo) -> String {
 
 impl GpuContext {
     /// Open the best adapter `kind` accepts, asking for all of its limits (less a storage
-    /// binding capped by the testing knob) and for timestamp queries where it has them. `Ok(None)` when there is no such adapter.
+    /// binding capped by the testing knob), for timestamp queries and subgroup operations
+    /// where it has them. `Ok(None)` when there is no such adapter.
     pub fn new(kind: AdapterKind) -> Result<Option<GpuContext>> {
         let Some(adapter) = adapters(kind).into_iter().next() else {
             return Ok(None);
@@ -130,11 +167,15 @@ impl GpuContext {
         limits.max_storage_buffer_binding_size =
             super::split::binding_limit(limits.max_storage_buffer_binding_size)?;
         let timestamps = adapter.features().contains(wgpu::Features::TIMESTAMP_QUERY);
-        let required_features = if timestamps {
-            wgpu::Features::TIMESTAMP_QUERY
-        } else {
-            wgpu::Features::empty()
-        };
+        let adapter_subgroups = adapter.features().contains(wgpu::Features::SUBGROUP);
+        let subgroups = adapter_subgroups && knob(SUBGROUPS_VAR)? != Knob::Off;
+        let mut required_features = wgpu::Features::empty();
+        if timestamps {
+            required_features |= wgpu::Features::TIMESTAMP_QUERY;
+        }
+        if subgroups {
+            required_features |= wgpu::Features::SUBGROUP;
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("sphrigid"),
             required_features,
@@ -155,6 +196,8 @@ impl GpuContext {
             info,
             limits,
             timestamps,
+            subgroups,
+            adapter_subgroups,
         }))
     }
 

@@ -1,9 +1,11 @@
 //! Kernel sums and pressures (shaders/gpu/density.wgsl), looping the 27 cells around each
 //! particle with the x-rows contiguous, as the CPU grid does; the boundary's sums (body
 //! boundary particles gathered from their own bins in the same cells, and the walls' table)
-//! are added in the CPU's order.
+//! are added in the CPU's order. Its `tiled` entry point reads the liquid's neighbours through
+//! workgroup memory (tile.rs) in the same order.
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
+use super::tile;
 use crate::liquid::boundary::{self, BoundaryGrid, BoundaryParticles, WallKernel};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
@@ -11,11 +13,20 @@ use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[
+pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::vec4("pos", 1),
     SplitArray::u32("cell_of", 2),
     SplitArray::vec4("press", 5),
 ];
+
+/// The pass's shader: its file with the tiles' segment helpers (tile.wgsl) appended.
+pub fn source() -> String {
+    format!(
+        "{}\n{}",
+        include_str!("../../shaders/gpu/density.wgsl"),
+        tile::WGSL
+    )
+}
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -48,24 +59,25 @@ pub struct DensityBuffers<'a> {
 impl Density {
     /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
     pub fn new(device: &wgpu::Device, two_parts: bool) -> Density {
-        let src = include_str!("../../shaders/gpu/density.wgsl");
+        let src = source();
         Density {
             kernel: Kernel::new(
                 device,
                 "density",
-                src,
+                &src,
                 true,
                 8,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
                 },
-                &["main"],
+                &["main", "tiled"],
             ),
         }
     }
 
-    /// Record the pass: `press` (pressures and kernel sum) of every slot.
+    /// Record the pass: `press` (pressures and kernel sum) of every slot; tiled over
+    /// `tiled` segment workgroups (tile.rs) where given.
     pub fn dispatch(
         &self,
         device: &wgpu::Device,
@@ -73,6 +85,7 @@ impl Density {
         params: &wgpu::Buffer,
         b: &DensityBuffers<'_>,
         n: u32,
+        tiled: Option<u32>,
     ) {
         let g = self.kernel.bind(
             device,
@@ -88,7 +101,10 @@ impl Density {
                 b.boundary,
             ],
         );
-        self.kernel.dispatch(pass, "main", &g, n);
+        match tiled {
+            Some(groups) => self.kernel.dispatch_groups(pass, "tiled", &g, groups),
+            None => self.kernel.dispatch(pass, "main", &g, n),
+        }
     }
 }
 

@@ -11,6 +11,20 @@ pub const COMMON: &str = include_str!("../../shaders/gpu/common.wgsl");
 /// Workgroup size of every particle and cell kernel.
 pub const WORKGROUP: u32 = 256;
 
+/// The module text of a pass: `source` after the prelude when `prelude`, then the declarations
+/// and accessors of the `split` arrays (in one part or two).
+pub fn text(source: &str, prelude: bool, split: SplitArrays) -> String {
+    if !prelude {
+        return source.to_string();
+    }
+    let accessors: String = split
+        .arrays
+        .iter()
+        .map(|a| a.wgsl(split.two_parts))
+        .collect();
+    format!("{COMMON}\n{accessors}\n{source}")
+}
+
 /// Pipelines of one shader file.
 #[derive(Debug)]
 pub struct Kernel {
@@ -37,16 +51,7 @@ impl Kernel {
         entries: &[&'static str],
     ) -> Kernel {
         debug_assert!(storage + split.arrays.len() as u32 <= split::MAX_STORAGE_BINDINGS);
-        let accessors: String = split
-            .arrays
-            .iter()
-            .map(|a| a.wgsl(split.two_parts))
-            .collect();
-        let text = if prelude {
-            format!("{COMMON}\n{accessors}\n{source}")
-        } else {
-            source.to_string()
-        };
+        let text = text(source, prelude, split);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
             source: wgpu::ShaderSource::Wgsl(text.into()),
@@ -181,6 +186,23 @@ impl Kernel {
         pass.set_bind_group(0, group, &[]);
         let (x, y) = workgroups(invocations);
         pass.dispatch_workgroups(x, y, 1);
+    }
+
+    /// Record `entry` over `groups` workgroups of its own size (in a 2-D grid of workgroups
+    /// when more than 65,535 are needed; the kernel indexes `wid.x + wid.y * x`).
+    pub fn dispatch_groups(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        entry: &str,
+        group: &wgpu::BindGroup,
+        groups: u32,
+    ) {
+        self.dispatched.fetch_add(1, Ordering::Relaxed);
+        pass.set_pipeline(&self.pipelines[entry]);
+        pass.set_bind_group(0, group, &[]);
+        let groups = groups.max(1);
+        let x = groups.min(65_535);
+        pass.dispatch_workgroups(x, groups.div_ceil(x), 1);
     }
 }
 

@@ -157,6 +157,7 @@ impl Liquid for GpuLiquid {
             timestamps: self.solver.ctx.timestamps,
             bytes_per_particle: self.solver.bytes_per_particle(),
             dispatches: self.solver.dispatches(),
+            path: self.solver.path(),
         })
     }
 }

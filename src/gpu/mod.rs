@@ -19,7 +19,10 @@
 //! pass and the prefix sum's (2 per level, less one): 10 for the dam break. No neighbour lists: every neighbour pass loops the
 //! 27 cells around a particle as 9 contiguous x-rows. Sums are gathers in grid order, so a
 //! run repeats bit for bit on the same device; the atomics only choose slots that the
-//! per-cell sort then orders.
+//! per-cell sort then orders. The neighbour passes (`density`, `relaxation`, `viscosity`)
+//! have `tiled` entry points that read the rows through workgroup memory, one workgroup per
+//! segment of a grid row, with the same pairs in the same order (`tile`); the prefix sum scans
+//! its blocks with subgroup operations where the device has them.
 //!
 //! Memory per particle (structure of arrays): positions 2 x 16 B (w = phase), velocities and
 //! start-of-step positions 2 x 16 B (a ping-pong pair: one holds the velocities, w = the
@@ -37,8 +40,10 @@
 //! Besides the passes: `solver` holds the [`GpuLiquidSolver`] (buffers, uploads, the step's
 //! orchestration), `recording` records each phase, `timing` times them, `readback` reads
 //! results back, `single_pass` runs one phase alone (the per-pass tests' hooks), `grid_spec`
-//! places the grid, `split` binds each per-particle array as two parts so that a scene larger
-//! than one storage binding runs (the shaders' accessors are `shaders/gpu/split.wgsl`),
+//! places the grid, `tile` chooses and sizes the tiled neighbour passes (their shared WGSL is
+//! `shaders/gpu/tile.wgsl`), `split` binds each per-particle array as two parts so that a
+//! scene larger than one storage binding runs (the shaders' accessors are
+//! `shaders/gpu/split.wgsl`),
 //! `exchange` answers the coupling (pairs down, impulses and push-outs up), and `liquid`
 //! implements the [`crate::liquid::Liquid`] interface ([`GpuLiquid`]). This
 //! module imports `liquid/` and never the reverse.
@@ -63,6 +68,7 @@ pub mod scatter;
 pub mod single_pass;
 pub mod solver;
 pub mod split;
+pub mod tile;
 pub mod timing;
 pub mod velocity;
 pub mod viscosity;

@@ -1,15 +1,40 @@
 //! Exclusive prefix sum (shaders/gpu/prefix_sum.wgsl) in levels of 256: each level's block
-//! totals are scanned by the next level and added back.
+//! totals are scanned by the next level and added back. A block is scanned with subgroup
+//! operations where the device was opened with them ([`GpuContext::subgroups`]), else through
+//! workgroup memory: the shader's variant is chosen when the pipeline is created.
 use super::buffers::storage;
 use super::context::GpuContext;
 use super::kernel::Kernel;
 use super::split::SplitArrays;
 use crate::Result;
 
+/// The shader text: the block scan with subgroup operations or through workgroup memory (naga
+/// takes the subgroup built-ins without WGSL's `enable subgroups;`, which it does not parse yet;
+/// the device's `Features::SUBGROUP` allows them).
+pub fn source(subgroups: bool) -> String {
+    let text = include_str!("../../shaders/gpu/prefix_sum.wgsl");
+    let (head, rest) = text
+        .split_once("// scan: workgroup memory\n")
+        .expect("prefix_sum.wgsl has its workgroup-memory scan");
+    let (shared, rest) = rest
+        .split_once("// scan: subgroups\n")
+        .expect("prefix_sum.wgsl has its subgroup scan");
+    let (sub, tail) = rest
+        .split_once("// scan: end\n")
+        .expect("prefix_sum.wgsl ends its scans");
+    if subgroups {
+        format!("{head}{sub}{tail}")
+    } else {
+        format!("{head}{shared}{tail}")
+    }
+}
+
 /// A prefix sum of a fixed length with its level buffers and bind groups.
 #[derive(Debug)]
 pub struct PrefixSum {
     kernel: Kernel,
+    /// Whether its blocks are scanned with subgroup operations.
+    pub subgroups: bool,
     /// (entries, bind group of scan_block, bind group of add_block) per level.
     levels: Vec<(u32, wgpu::BindGroup, wgpu::BindGroup)>,
     /// Bytes in the level buffers.
@@ -28,7 +53,7 @@ impl PrefixSum {
         let kernel = Kernel::new(
             device,
             "prefix_sum",
-            include_str!("../../shaders/gpu/prefix_sum.wgsl"),
+            &source(ctx.subgroups),
             false,
             3,
             SplitArrays::NONE,
@@ -71,6 +96,7 @@ impl PrefixSum {
         }
         Ok(PrefixSum {
             kernel,
+            subgroups: ctx.subgroups,
             levels,
             bytes,
         })
@@ -118,4 +144,37 @@ pub fn cpu_twin(v: &[u32]) -> Vec<u32> {
             s
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wgpu::naga;
+
+    /// Parse and validate a WGSL module with `caps`, as wgpu does before compiling it.
+    fn validate(text: &str, caps: naga::valid::Capabilities) -> std::result::Result<(), String> {
+        let module = naga::front::wgsl::parse_str(text).map_err(|e| e.emit_to_string(text))?;
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+            .subgroup_stages(naga::valid::ShaderStages::COMPUTE)
+            .subgroup_operations(naga::valid::SubgroupOperationSet::all())
+            .validate(&module)
+            .map(|_| ())
+            .map_err(|e| format!("{e:?}"))
+    }
+
+    #[test]
+    fn both_scans_validate_and_only_the_subgroup_one_needs_subgroups() {
+        let none = naga::valid::Capabilities::empty();
+        let sub = naga::valid::Capabilities::SUBGROUP;
+        let workgroup = source(false);
+        let subgroup = source(true);
+        assert!(!workgroup.contains("subgroupInclusiveAdd") && workgroup.contains("fn scan_block"));
+        assert!(subgroup.contains("subgroupInclusiveAdd") && subgroup.contains("fn add_block"));
+        validate(&workgroup, none).unwrap();
+        validate(&subgroup, sub).unwrap();
+        assert!(
+            validate(&subgroup, none).is_err(),
+            "the subgroup scan validated without subgroups"
+        );
+    }
 }

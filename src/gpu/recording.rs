@@ -39,6 +39,7 @@ impl GpuLiquidSolver {
             &b.vel[c.vel],
             &b.vel[1 - c.vel],
             self.n,
+            self.tiled,
         );
         Cursor {
             vel: 1 - c.vel,
@@ -143,7 +144,7 @@ impl GpuLiquidSolver {
         };
         self.passes
             .density
-            .dispatch(&self.ctx.device, pass, &b.params, &db, self.n);
+            .dispatch(&self.ctx.device, pass, &b.params, &db, self.n, self.tiled);
     }
 
     pub(super) fn rec_relaxation(&self, pass: &mut wgpu::ComputePass<'_>) -> Cursor {
@@ -161,6 +162,7 @@ impl GpuLiquidSolver {
             &b.pos[1 - c.pos],
             &b.wall_table,
             self.n,
+            self.tiled,
         );
         Cursor {
             pos: 1 - c.pos,

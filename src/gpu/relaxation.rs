@@ -1,7 +1,10 @@
 //! Relaxation displacements (shaders/gpu/relaxation.wgsl), gathered per particle (Jacobi) into
-//! the other position buffer, with the walls' push (their ghosts, WallKernel::push).
+//! the other position buffer; its `tiled` entry point reads the neighbours through workgroup
+//! memory (tile.rs) in the same order; both add the walls' push (their ghosts,
+//! WallKernel::push).
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
+use super::tile;
 use crate::liquid::boundary::{self, WallKernel};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
@@ -9,12 +12,21 @@ use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[
+pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::vec4("pos", 1),
     SplitArray::u32("cell_of", 2),
     SplitArray::vec4("press", 5),
     SplitArray::vec4("pos_out", 6),
 ];
+
+/// The pass's shader: its file with the tiles' segment helpers (tile.wgsl) appended.
+pub fn source() -> String {
+    format!(
+        "{}\n{}",
+        include_str!("../../shaders/gpu/relaxation.wgsl"),
+        tile::WGSL
+    )
+}
 
 /// The pass's pipeline.
 #[derive(Debug)]
@@ -26,24 +38,25 @@ pub struct Relaxation {
 impl Relaxation {
     /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
     pub fn new(device: &wgpu::Device, two_parts: bool) -> Relaxation {
-        let src = include_str!("../../shaders/gpu/relaxation.wgsl");
+        let src = source();
         Relaxation {
             kernel: Kernel::new(
                 device,
                 "relaxation",
-                src,
+                &src,
                 true,
                 7,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
                 },
-                &["main"],
+                &["main", "tiled"],
             ),
         }
     }
 
-    /// Record the pass: `pos_out = pos + dx`.
+    /// Record the pass: `pos_out = pos + dx`; tiled over `tiled` segment workgroups (tile.rs)
+    /// where given.
     #[allow(clippy::too_many_arguments)]
     pub fn dispatch(
         &self,
@@ -58,13 +71,17 @@ impl Relaxation {
         pos_out: &wgpu::Buffer,
         wall_table: &wgpu::Buffer,
         n: u32,
+        tiled: Option<u32>,
     ) {
         let g = self.kernel.bind(
             device,
             params,
             &[pos, cell_of, cell_start, phases, press, pos_out, wall_table],
         );
-        self.kernel.dispatch(pass, "main", &g, n);
+        match tiled {
+            Some(groups) => self.kernel.dispatch_groups(pass, "tiled", &g, groups),
+            None => self.kernel.dispatch(pass, "main", &g, n),
+        }
     }
 }
 

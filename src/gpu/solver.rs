@@ -8,7 +8,7 @@ use super::grid_spec::GridSpec;
 use super::timing::{Recorder, Stamps};
 use super::{
     boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
-    relaxation, scatter, split, velocity, viscosity, walls,
+    relaxation, scatter, split, tile, velocity, viscosity, walls,
 };
 use crate::liquid::boundary::{BoundaryParticles, WALL_TABLE_SAMPLES, WallKernel};
 use crate::liquid::{LiquidParams, Particles};
@@ -65,6 +65,9 @@ pub struct GpuLiquidSolver {
     pub(super) uploaded: bool,
     pub(super) stamps: Option<Stamps>,
     pub(super) gp: GpuParams,
+    /// The neighbour passes' tiled workgroups (one per segment, tile.rs), or `None` where
+    /// they run untiled.
+    pub(super) tiled: Option<u32>,
 }
 
 impl std::fmt::Debug for GpuLiquidSolver {
@@ -115,6 +118,8 @@ impl GpuLiquidSolver {
         if two {
             split::check_bindings(&ctx.limits, &ctx.info.name)?;
         }
+        let tiled =
+            tile::enabled(&ctx.limits, ctx.info.device_type)?.then(|| tile::workgroups(grid.dims));
         let device = &ctx.device;
         let prefix =
             prefix_sum::PrefixSum::new(&ctx, &bufs.cell_count, &bufs.cell_start, ncells + 1)?;
@@ -185,6 +190,7 @@ impl GpuLiquidSolver {
             uploaded: false,
             stamps,
             gp: GpuParams::default(),
+            tiled,
         };
         s.write_params(0.0);
         Ok(s)
@@ -231,6 +237,31 @@ impl GpuLiquidSolver {
         .sum::<u64>()
             + p.prefix.dispatched()
             + self.boundary_prefix.as_ref().map_or(0, |b| b.dispatched())
+    }
+
+    /// Whether the neighbour passes run tiled through workgroup memory (tile.rs).
+    pub fn is_tiled(&self) -> bool {
+        self.tiled.is_some()
+    }
+
+    /// Run the neighbour passes tiled (`true`, where the device allows it) or untiled, from
+    /// the next recorded pass on, whatever the knob says (tests compare the two paths).
+    pub fn set_tiled(&mut self, on: bool) {
+        self.tiled = (on && tile::fits(&self.ctx.limits)).then(|| tile::workgroups(self.grid.dims));
+    }
+
+    /// Which paths the step takes: tiled or untiled neighbour passes, the prefix sum with
+    /// subgroup operations or without (for `bench`).
+    pub fn path(&self) -> String {
+        format!(
+            "{}, {}",
+            if self.is_tiled() { "tiled" } else { "untiled" },
+            if self.passes.prefix.subgroups {
+                "subgroups"
+            } else {
+                "no subgroups"
+            }
+        )
     }
 
     /// Bytes of GPU memory allocated for the liquid (every persistent buffer).

@@ -80,6 +80,8 @@ pub struct DeviceReport {
     pub bytes_per_particle: f64,
     /// Compute dispatches recorded so far.
     pub dispatches: u64,
+    /// The step's paths on the device, in words (e.g. `tiled, subgroups`).
+    pub path: String,
 }
 
 /// A liquid solver together with its particles: the interface of every backend.

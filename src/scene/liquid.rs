@@ -14,6 +14,9 @@ pub struct SolverSpec {
     /// Courant number used to choose substeps when `time.substeps` is absent.
     #[serde(default = "default_cfl")]
     pub cfl: f64,
+    /// Let the liquid settle into hydrostatic equilibrium before time 0 (`sim::settle`).
+    #[serde(default = "default_settle")]
+    pub settle: bool,
 }
 
 /// An axis-aligned box of static walls.
@@ -88,6 +91,9 @@ fn default_relaxation_passes() -> u32 {
 fn default_cfl() -> f64 {
     0.4
 }
+fn default_settle() -> bool {
+    true
+}
 fn default_spacing() -> f64 {
     0.01
 }
@@ -109,6 +115,7 @@ impl Default for SolverSpec {
         SolverSpec {
             relaxation_passes: default_relaxation_passes(),
             cfl: default_cfl(),
+            settle: default_settle(),
         }
     }
 }

@@ -12,6 +12,7 @@ use crate::scene::joint::{JointSpec, JointType, WORLD};
 use crate::scene::locate::KeyPath;
 use crate::scene::problem::{Checked, fail};
 use crate::scene::{self, CouplingSpec, LoadedScene, Scene};
+use crate::sim::settle::SettlePlan;
 use crate::{Error, Result};
 use glam::{DQuat, DVec3, Vec3A};
 use std::path::Path;
@@ -31,6 +32,8 @@ pub struct LiquidSetup {
     pub substeps: u32,
     /// Step size, s.
     pub dt: f64,
+    /// How the liquid settles before time 0 (no steps when `[solver] settle = false`).
+    pub settle: SettlePlan,
 }
 
 /// The liquid of a validated scene: parameters, particles and time stepping.
@@ -57,6 +60,11 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
     let stable_dt = stable_dt(scene, h);
     let substeps = substeps(&scene.time, stable_dt);
     let dt = 1.0 / (scene.time.fps * substeps as f64);
+    let settle = if scene.solver.settle {
+        settle_plan(scene, dt)
+    } else {
+        SettlePlan::default()
+    };
     LiquidSetup {
         spacing,
         params,
@@ -64,7 +72,32 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
         stable_dt,
         substeps,
         dt,
+        settle,
     }
+}
+
+/// The settling of the scene's tallest block along gravity, at the sound speed of its
+/// stiffest block: [`SettlePlan::for_column`].
+fn settle_plan(scene: &Scene, dt: f64) -> SettlePlan {
+    let g = DVec3::from_array(scene.gravity);
+    let Some(down) = g.try_normalize() else {
+        return SettlePlan::default();
+    };
+    let height = scene
+        .liquid
+        .iter()
+        .map(|b| {
+            (DVec3::from_array(b.max) - DVec3::from_array(b.min))
+                .abs()
+                .dot(down.abs())
+        })
+        .fold(0.0, f64::max);
+    let c = scene
+        .liquid
+        .iter()
+        .map(|b| b.stiffness.sqrt())
+        .fold(0.0, f64::max);
+    SettlePlan::for_column(height, c, dt)
 }
 
 /// The solver's parameters for liquid at `spacing` with a kernel radius of `ratio` spacings.

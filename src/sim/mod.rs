@@ -7,6 +7,7 @@ pub mod footprint;
 pub mod guard;
 pub mod outputs;
 pub mod runner;
+pub mod settle;
 
 use crate::backend::Backend;
 use crate::coupling::kernel_boundary::BodyBoundary;
@@ -21,7 +22,7 @@ use crate::scene::{LoadedScene, Scene};
 use crate::timing::{Phase, PhaseTimes, Timing};
 use crate::{Error, Result};
 use build::LiquidSetup;
-use glam::DVec3;
+use glam::{DVec3, Vec3A};
 
 /// The state of a run: particles, solvers, clock.
 #[derive(Debug)]
@@ -61,9 +62,42 @@ pub struct Simulation {
 }
 
 impl Simulation {
-    /// Set up a validated scene's liquid at time zero on the CPU, without its bodies.
+    /// Set up a validated scene's liquid at time zero on the CPU, without its bodies, settled
+    /// (unless the scene says `[solver] settle = false`).
     pub fn new(scene: &Scene) -> Simulation {
-        Simulation::with_liquid(build::liquid(scene), scene)
+        let liquid = build::liquid(scene);
+        let plan = liquid.settle;
+        let mut sim = Simulation::with_liquid(liquid, scene);
+        sim.settle(scene, plan)
+            .expect("the CPU liquid settles without failing");
+        sim
+    }
+
+    /// Let the liquid settle before time 0 ([`settle::settle`], as `plan` says), the bodies'
+    /// boundary held where it is (placed now on the CPU) and the liquid within a kernel radius
+    /// of a body held too, then give each block its velocity.
+    fn settle(&mut self, scene: &Scene, plan: settle::SettlePlan) -> Result<()> {
+        if plan.steps == 0 || self.liquid.is_empty() {
+            return Ok(());
+        }
+        if !self.body_boundary.is_empty() {
+            let (b, bodies) = (&self.body_boundary, &self.bodies);
+            self.liquid
+                .place_boundary(&mut |out| b.place(bodies, out))?;
+        }
+        let velocity: Vec<Vec3A> = scene
+            .liquid
+            .iter()
+            .map(|b| Vec3A::from_array(b.velocity.map(|v| v as f32)))
+            .collect();
+        let margin = self.liquid.params().h as f64;
+        let held = crate::coupling::inside::near_bodies(self.particles(), &self.bodies, margin);
+        settle::settle(self.liquid.as_mut(), self.dt as f32, plan, &velocity, &held).map_err(|e| {
+            Error::Run(format!(
+                "while the liquid settled before time 0 ({} steps): {e} (or set [solver] settle = false)",
+                plan.steps
+            ))
+        })
     }
 
     /// Set up the built liquid of `scene` at time zero on the CPU, without its bodies.
@@ -109,9 +143,26 @@ impl Simulation {
         backend: Backend,
         checkpoint: Option<Checkpoint>,
     ) -> Result<Simulation> {
+        Simulation::setup_with(loaded, backend, checkpoint, true)
+    }
+
+    /// Set up a loaded scene like [`Simulation::setup`] but without settling the liquid, for
+    /// what needs only its buffers (the memory measure of `sphrigid check`).
+    pub fn setup_unsettled(loaded: &LoadedScene, backend: Backend) -> Result<Simulation> {
+        Simulation::setup_with(loaded, backend, None, false)
+    }
+
+    /// [`Simulation::setup_from`], the liquid settled only where `settle` says so (and the
+    /// scene does not turn it off).
+    fn setup_with(
+        loaded: &LoadedScene,
+        backend: Backend,
+        checkpoint: Option<Checkpoint>,
+        settle: bool,
+    ) -> Result<Simulation> {
         let scene = &loaded.scene;
         let liquid = build::liquid(scene);
-        let spacing = liquid.spacing;
+        let (spacing, plan) = (liquid.spacing, liquid.settle);
         let mut sim = Simulation::with_liquid(liquid, scene);
         sim.bodies = build::bodies(loaded, spacing)?;
         sim.removed_inside_bodies =
@@ -129,7 +180,12 @@ impl Simulation {
         }
         let carried = match checkpoint {
             Some(c) => checkpoint::restore(&mut sim, c)?,
-            None => Default::default(),
+            None => {
+                if settle {
+                    sim.settle(scene, plan)?;
+                }
+                Default::default()
+            }
         };
         if backend == Backend::Gpu {
             let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
