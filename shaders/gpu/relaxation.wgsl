@@ -17,61 +17,17 @@
 // hydrostatic difference to its place (gradient grad), clamped at zero; one beyond two walls
 // counts in the first's lattice.
 fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: f32, grad: vec3<f32>) -> vec3<f32> {
-    let hs = P.half_spacing;
-    let d = 2.0 * hs;
-    var y = array<f32, 6>(
-        xi.x - P.wall_lo.x + hs,
-        P.wall_hi.x + hs - xi.x,
-        xi.y - P.wall_lo.y + hs,
-        P.wall_hi.y + hs - xi.y,
-        xi.z - P.wall_lo.z + hs,
-        P.wall_hi.z + hs - xi.z,
-    );
-    let n = i32(ceil(P.h / d));
+    var g = ghost_walk(xi);
     var out = vec3<f32>(0.0);
-    for (var w = 0u; w < 6u; w = w + 1u) {
-        if (y[w] >= P.h) {
-            continue;
+    loop {
+        let ghost = ghost_next(&g);
+        if (ghost.w < 0.0) {
+            break;
         }
-        let a = w / 2u;
-        var side = 1.0;
-        if ((w & 1u) == 0u) {
-            side = -1.0;
-        }
-        let b = (a + 1u) % 3u;
-        let c = (a + 2u) % 3u;
-        for (var k = 0u; ; k = k + 1u) {
-            let z = y[w] + (f32(k) + 0.5) * d;
-            if (z >= P.h) {
-                break;
-            }
-            for (var i = -n; i <= n; i = i + 1) {
-                for (var j = -n; j <= n; j = j + 1) {
-                    var r = vec3<f32>(0.0);
-                    r[a] = side * z;
-                    r[b] = f32(i) * d;
-                    r[c] = f32(j) * d;
-                    let len = length(r);
-                    let q = 1.0 - len / P.h;
-                    if (q <= 0.0) {
-                        continue;
-                    }
-                    var counted = false;
-                    for (var e = 0u; e < w; e = e + 1u) {
-                        let lo = (e & 1u) == 0u;
-                        let ra = r[e / 2u];
-                        if ((lo && ra < -y[e]) || (!lo && ra > y[e])) {
-                            counted = true;
-                        }
-                    }
-                    if (counted) {
-                        continue;
-                    }
-                    let pg = max(pw + dot(grad, r), 0.0);
-                    out = out - r * ((0.5 * (pr.x + pg) * q + pr.y * q * q) / len);
-                }
-            }
-        }
+        let r = ghost.xyz;
+        let q = ghost.w;
+        let pg = max(pw + dot(grad, r), 0.0);
+        out = out - r * ((0.5 * (pr.x + pg) * q + pr.y * q * q) / length(r));
     }
     return out;
 }
@@ -205,12 +161,7 @@ fn tiled(
         var pw = vec2<f32>(pr.x, 1.0);
         for (var k = 0u; k < rows; k = k + 1u) {
             let run = tile_row(k);
-            // This particle's cells of the row: a part of the segment's run.
-            var mine = vec2<u32>(0u);
-            if (live) {
-                let cells = block_row(own, k);
-                mine = vec2<u32>(cell_start[cells.x], cell_start[cells.y]);
-            }
+            let mine = tile_mine(live, own, k);
             for (var c0 = run.x; c0 < run.y; c0 = c0 + TILE) {
                 let count = min(run.y - c0, TILE);
                 for (var t = li; t < count; t = t + TILE_WG) {

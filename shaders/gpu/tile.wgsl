@@ -55,3 +55,13 @@ fn tile_segment(li: u32, wid: vec3<u32>, nwg: vec3<u32>) -> Segment {
 fn tile_row(k: u32) -> vec2<u32> {
     return workgroupUniformLoad(&tile_rows[k]);
 }
+
+// The slots of row k of a particle's own block `own`, the part of the segment's run it sums
+// (none when it is not `live`).
+fn tile_mine(live: bool, own: Block, k: u32) -> vec2<u32> {
+    if (!live) {
+        return vec2<u32>(0u);
+    }
+    let cells = block_row(own, k);
+    return vec2<u32>(cell_start[cells.x], cell_start[cells.y]);
+}

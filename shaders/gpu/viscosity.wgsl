@@ -110,12 +110,7 @@ fn viscosity_tiled(li: u32, wid: vec3<u32>, nwg: vec3<u32>, g: vec3<f32>) {
         var acc = vec3<f32>(0.0);
         for (var k = 0u; k < rows; k = k + 1u) {
             let run = tile_row(k);
-            // This particle's cells of the row: a part of the segment's run.
-            var mine = vec2<u32>(0u);
-            if (live) {
-                let cells = block_row(own, k);
-                mine = vec2<u32>(cell_start[cells.x], cell_start[cells.y]);
-            }
+            let mine = tile_mine(live, own, k);
             for (var c0 = run.x; c0 < run.y; c0 = c0 + TILE) {
                 let count = min(run.y - c0, TILE);
                 for (var t = li; t < count; t = t + TILE_WG) {

@@ -55,6 +55,7 @@ pub mod context;
 pub mod count;
 pub mod density;
 pub mod exchange;
+pub mod ghosts;
 pub mod grid_spec;
 pub mod impulses;
 pub mod kernel;

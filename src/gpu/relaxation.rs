@@ -4,7 +4,7 @@
 //! WallKernel::push).
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
-use super::tile;
+use super::{ghosts, tile};
 use crate::liquid::boundary::{self, WallKernel};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
@@ -19,12 +19,14 @@ pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::vec4("pos_out", 6),
 ];
 
-/// The pass's shader: its file with the tiles' segment helpers (tile.wgsl) appended.
+/// The pass's shader: its file with the tiles' segment helpers (tile.wgsl) and the walls' ghost
+/// walk (ghosts.wgsl) appended.
 pub fn source() -> String {
     format!(
-        "{}\n{}",
+        "{}\n{}\n{}",
         include_str!("../../shaders/gpu/relaxation.wgsl"),
-        tile::WGSL
+        tile::WGSL,
+        ghosts::WGSL
     )
 }
 
