@@ -2,8 +2,9 @@
 // particle, plus the boundary's: the body boundary particles binned in the same cells (weighted
 // by their volume), and the six walls' ghost lattice from its table; then the particle's
 // pressure and near pressure (pressure clamped at zero without cohesion). They go out as one
-// vec4 (P, P_near, 0, kernel sum) into the velocity buffer, free between the grid build's
-// gather and the velocity update (which keeps w, the kernel sum, for the download).
+// vec4 (P, P_near, the bodies' kernel sum, kernel sum) into the velocity buffer, free between
+// the grid build's gather and the velocity update (which keeps w, the kernel sum, for the
+// download); the relaxation gives the walls' push only where the bodies' sum is zero.
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // cell_of: binding 2, in two parts (split.wgsl).
@@ -88,6 +89,7 @@ fn density_end(i: u32, pi: vec4<f32>, sums: vec2<f32>) {
             }
         }
     }
+    let body = b.x;
     if ((P.has_walls & 2u) != 0u) {
         b = b + wall_sums_once(xi);
     } else if (P.has_walls != 0u) {
@@ -111,7 +113,7 @@ fn density_end(i: u32, pi: vec4<f32>, sums: vec2<f32>) {
     if (ph.cohesion == 0.0) {
         p = max(p, 0.0);
     }
-    press_set(i, vec4<f32>(p, ph.k_near_eff * sn, 0.0, s));
+    press_set(i, vec4<f32>(p, ph.k_near_eff * sn, body, s));
 }
 
 // Untiled: one invocation per particle, reading its neighbours from the buffers.

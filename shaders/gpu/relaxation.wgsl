@@ -32,12 +32,13 @@ fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: f32, grad: vec3<f32>) -> vec3<f32
     return out;
 }
 
-// Within h of a wall that pushes (x: 1, else 0), the hydrostatic gradient (yzw): the entry after
-// the walls' kernel sums holds 2 / C over the relaxation passes.
-fn wall_setup(xi: vec3<f32>) -> vec4<f32> {
+// Within h of a wall that pushes and not within h of a body (its bodies' kernel sum `body`
+// zero, as add_wall_push) (x: 1, else 0), the hydrostatic gradient (yzw): the entry after the
+// walls' kernel sums holds 2 / C over the relaxation passes.
+fn wall_setup(xi: vec3<f32>, body: f32) -> vec4<f32> {
     let near = min(min(xi.x - P.wall_lo.x, P.wall_hi.x - xi.x), min(min(xi.y - P.wall_lo.y,
         P.wall_hi.y - xi.y), min(xi.z - P.wall_lo.z, P.wall_hi.z - xi.z))) + P.half_spacing;
-    if ((P.has_walls & 2u) == 0u || near >= P.h) {
+    if ((P.has_walls & 2u) == 0u || near >= P.h || body > 0.0) {
         return vec4<f32>(0.0);
     }
     let grad = P.gravity_dt * P.inv_dt * wall_table[P.wall_samples + 1u].x;
@@ -98,10 +99,11 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let pi = pos_get(i);
-    let pr = press_get(i).xy;
+    let pri = press_get(i);
+    let pr = pri.xy;
     let mi = phases[u32(pi.w)].mass;
     var acc = vec3<f32>(0.0);
-    let wall = wall_setup(pi.xyz);
+    let wall = wall_setup(pi.xyz, pri.z);
     var pw = vec2<f32>(pr.x, 1.0);
     let blk = block_around_cell(cell_of_get(i));
     let rows = block_rows(blk);
@@ -146,17 +148,20 @@ fn tiled(
         var pi = vec4<f32>(0.0);
         var pr = vec2<f32>(0.0);
         var mi = 0.0;
+        var body = 0.0;
         var own = seg.blk;
         if (live) {
             pi = pos_get(i);
-            pr = press_get(i).xy;
+            let pri = press_get(i);
+            pr = pri.xy;
+            body = pri.z;
             mi = phases[u32(pi.w)].mass;
             own = block_around_cell(cell_of_get(i));
         }
         var acc = vec3<f32>(0.0);
         var wall = vec4<f32>(0.0);
         if (live) {
-            wall = wall_setup(pi.xyz);
+            wall = wall_setup(pi.xyz, body);
         }
         var pw = vec2<f32>(pr.x, 1.0);
         for (var k = 0u; k < rows; k = k + 1u) {

@@ -138,6 +138,7 @@ pub fn cpu_twin(
         &bins,
         &mut rho,
         &mut near,
+        &mut vec![0.0; n],
     );
     relaxation::pressures(phase, params, &rho, &near, &mut press);
     (rho, press)

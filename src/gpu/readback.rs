@@ -128,4 +128,12 @@ impl GpuLiquidSolver {
             buffers::read(&self.ctx, &self.bufs.vel[self.cur.vel], self.n as usize)?;
         Ok(v.iter().map(|p| [p[0], p[1]]).collect())
     }
+
+    /// The bodies' part of the kernel sums that the last density pass left with the pressures
+    /// (zero away from every body), in slot order.
+    pub fn download_body_sums(&self) -> Result<Vec<f32>> {
+        let v: Vec<[f32; 4]> =
+            buffers::read(&self.ctx, &self.bufs.vel[self.cur.vel], self.n as usize)?;
+        Ok(v.iter().map(|p| p[2]).collect())
+    }
 }

@@ -87,13 +87,15 @@ impl Relaxation {
     }
 }
 
-/// CPU twin: the CPU backend's displacements over the same grid, the walls' push added, applied.
+/// CPU twin: the CPU backend's displacements over the same grid, the walls' push added (none
+/// where the bodies' kernel sum `body` is above zero), applied.
 pub fn cpu_twin(
     pos: &[Vec3A],
     phase: &[u32],
     grid: &Grid,
     params: &LiquidParams,
     press: &[[f32; 2]],
+    body: &[f32],
     dt: f32,
 ) -> Vec<Vec3A> {
     let mut lists = NeighbourLists::default();
@@ -104,7 +106,7 @@ pub fn cpu_twin(
         let k = WallKernel::new(params.spacing, params.h);
         let hs = params.spacing / 2.0;
         let g = params.gravity / params.passes.max(1) as f32;
-        boundary::add_wall_push(pos, &lists, press, w, &k, hs, g, dt, &mut dx);
+        boundary::add_wall_push(pos, &lists, press, body, w, &k, hs, g, dt, &mut dx);
     }
     let mut out = pos.to_vec();
     relaxation::apply_displacements(&mut out, &dx);

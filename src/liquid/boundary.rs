@@ -386,7 +386,9 @@ impl BoundaryGrid {
 
 /// Add the bodies' and the walls' sums to the liquid's kernel sums `rho`, `rho_near` of every
 /// slot of `grid` at its current position (`h` the kernel radius); the walls' ghost by ghost
-/// ([`WallKernel::sums_once`]) when `once` (with ghost pressure), else from their table.
+/// ([`WallKernel::sums_once`]) when `once` (with ghost pressure), else from their table. The
+/// bodies' part of `rho` alone goes into `body` (zero away from every body), which says where
+/// the walls do not push ([`add_wall_push`]).
 #[allow(clippy::too_many_arguments)]
 pub fn add_boundary_sums(
     pos: &[Vec3A],
@@ -398,19 +400,23 @@ pub fn add_boundary_sums(
     bodies: &BoundaryGrid,
     rho: &mut [f32],
     rho_near: &mut [f32],
+    body: &mut [f32],
 ) {
     if walls.is_none() && bodies.is_empty() {
+        body.par_iter_mut().for_each(|b| *b = 0.0);
         return;
     }
     rho.par_iter_mut()
         .zip(rho_near.par_iter_mut())
+        .zip(body.par_iter_mut())
         .enumerate()
-        .for_each(|(i, (r, n))| {
+        .for_each(|(i, ((r, n), bs))| {
             let mut b = if bodies.is_empty() {
                 [0.0; 2]
             } else {
                 bodies.sums(grid, grid.cell_of[i], pos[i], h)
             };
+            *bs = b[0];
             if let Some((w, k)) = walls {
                 let s = if once {
                     k.sums_once(w, half_spacing, pos[i])
@@ -433,11 +439,17 @@ pub fn add_boundary_sums(
 /// take a wall particle's from the fluid's: mirroring the particle's own pressure instead made
 /// a row at the wall answer its own pressure twice as hard as an interior row and kept a still
 /// box stirring.
+///
+/// A slot within `h` of a body (its bodies' kernel sum `body` above zero) gets no push: the
+/// bodies lend only kernel sums, so the walls alone would press a film between a body and a
+/// wall against the body (a block tipping over water that runs under its heel slid on its toe,
+/// 1.8 mm, where it stays within 0.1 mm with the walls' sums alone there).
 #[allow(clippy::too_many_arguments)]
 pub fn add_wall_push(
     pos: &[Vec3A],
     lists: &NeighbourLists,
     press: &[[f32; 2]],
+    body: &[f32],
     walls: &Walls,
     kernel: &WallKernel,
     half_spacing: f32,
@@ -453,7 +465,7 @@ pub fn add_wall_push(
             .min_element()
             .min((walls.hi - x).min_element())
             + half_spacing;
-        if near >= h {
+        if near >= h || body[i] > 0.0 {
             return;
         }
         let (mut num, mut den) = (press[i][0], 1.0f32);
@@ -663,6 +675,46 @@ mod tests {
                 "ratio {ratio}: kernel sums off by {worst_sum}"
             );
         }
+    }
+
+    #[test]
+    fn the_walls_do_not_push_where_a_body_is_near() {
+        // Two particles on the floor row, one within h of a body (its bodies' kernel sum above
+        // zero): the walls push the other up and leave this one alone.
+        let (d, h) = (0.01f32, 0.02f32);
+        let k = WallKernel::new(d, h);
+        let walls = Walls {
+            lo: Vec3A::splat(0.005),
+            hi: Vec3A::splat(0.095),
+            restitution: 0.0,
+            friction: 0.0,
+        };
+        let pos = [Vec3A::new(0.03, 0.005, 0.05), Vec3A::new(0.07, 0.005, 0.05)];
+        let mut p = crate::liquid::particles::Particles::default();
+        for x in pos {
+            p.push(x, Vec3A::ZERO, 0);
+        }
+        let mut grid = Grid::new(h);
+        grid.build(&mut p).unwrap();
+        let mut lists = NeighbourLists::default();
+        lists.build(&p.pos, &grid, h);
+        let press = [[50.0, 5.0]; 2];
+        let g = Vec3A::new(0.0, -9.81, 0.0);
+        let near = p.pos.iter().position(|x| x.x < 0.05).unwrap();
+        let mut body = [0.0; 2];
+        body[near] = 0.3;
+        let mut dx = [Vec3A::ZERO; 2];
+        add_wall_push(
+            &p.pos, &lists, &press, &body, &walls, &k, 0.005, g, 1e-3, &mut dx,
+        );
+        assert_eq!(dx[near], Vec3A::ZERO);
+        assert!(dx[1 - near].y > 1e-6, "{}", dx[1 - near]);
+        // The same slot without a body near it is pushed up.
+        let mut dx = [Vec3A::ZERO; 2];
+        add_wall_push(
+            &p.pos, &lists, &press, &[0.0; 2], &walls, &k, 0.005, g, 1e-3, &mut dx,
+        );
+        assert!(dx[near].y > 1e-6, "{}", dx[near]);
     }
 
     #[test]

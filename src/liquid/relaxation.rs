@@ -126,6 +126,8 @@ pub struct RelaxationBuffers {
     pub press: Vec<[f32; 2]>,
     /// Displacements.
     pub dx: Vec<Vec3A>,
+    /// The bodies' part of the kernel sums (zero away from every body).
+    pub body: Vec<f32>,
 }
 
 impl RelaxationBuffers {
@@ -134,6 +136,7 @@ impl RelaxationBuffers {
         self.rho_near.resize(n, 0.0);
         self.press.resize(n, [0.0; 2]);
         self.dx.resize(n, Vec3A::ZERO);
+        self.body.resize(n, 0.0);
     }
 }
 

@@ -105,6 +105,7 @@ impl LiquidSolver {
                 &self.boundary_grid,
                 &mut p.rho,
                 &mut b.rho_near,
+                &mut b.body,
             )
         });
     }
@@ -171,6 +172,7 @@ impl LiquidSolver {
                         &p.pos,
                         &self.lists,
                         &b.press,
+                        &b.body,
                         w,
                         k,
                         params.spacing / 2.0,
