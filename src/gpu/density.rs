@@ -6,9 +6,10 @@
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{ghosts, tile};
-use crate::liquid::boundary::{self, BoundaryGrid, BoundaryParticles, WallKernel};
+use crate::liquid::boundary::{self, BoundaryGrid, BoundaryParticles};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
+use crate::liquid::wall_kernel::WallKernel;
 use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
 

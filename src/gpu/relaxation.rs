@@ -5,9 +5,10 @@
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{ghosts, tile};
-use crate::liquid::boundary::{self, WallKernel};
+use crate::liquid::boundary;
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
+use crate::liquid::wall_kernel::WallKernel;
 use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
 

@@ -11,6 +11,7 @@ pub mod particles;
 pub mod relaxation;
 pub mod step;
 pub mod viscosity;
+pub mod wall_kernel;
 pub mod walls;
 
 pub use backend::{BodyParticle, BodyReach, Carried, DeviceReport, Liquid, NearBody};

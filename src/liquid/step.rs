@@ -1,13 +1,14 @@
 //! The CPU liquid solver and its step, in the order of docs/design.md (steps 1-5): gravity,
 //! viscosity, prediction, relaxation, walls, velocity update (the GPU step follows the same
 //! order).
-use super::boundary::{self, BoundaryGrid, BoundaryParticles, WallKernel};
+use super::boundary::{self, BoundaryGrid, BoundaryParticles};
 use super::grid::Grid;
 use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use super::relaxation::{self, RelaxationBuffers};
 use super::viscosity;
+use super::wall_kernel::WallKernel;
 use super::walls;
 use crate::Result;
 use crate::timing::{Phase, PhaseTimes};

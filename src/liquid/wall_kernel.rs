@@ -1,0 +1,236 @@
+//! The walls' ghost matter: the kernel sums of a cubic lattice of ghost particles filling the
+//! half-space beyond each wall, tabulated by the particle's distance from the wall plane, and
+//! the ghosts' push in the relaxation (pressure mirroring with Adami et al. 2012's
+//! extrapolation), walked ghost by ghost; the GPU twin is shaders/gpu/ghosts.wgsl.
+use super::params::Walls;
+use glam::Vec3A;
+/// Table entries of [`WallKernel`] over distances `[0, h]`.
+pub const WALL_TABLE_SAMPLES: usize = 64;
+
+/// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of the ghost matter beyond a wall, tabulated by
+/// the distance of the particle's centre from the wall plane, and the hydrostatic factor of
+/// the ghosts' push ([`WallKernel::push`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WallKernel {
+    /// Kernel sums at distances `k h / WALL_TABLE_SAMPLES`, `k = 0..=WALL_TABLE_SAMPLES`.
+    pub table: Vec<[f32; 2]>,
+    /// `2 / C`, `C` the interior lattice's `sum (1-q) r_y^2/r` ([`lattice_moment`]): the
+    /// relaxation's pressure gradient that holds a liquid at rest is this times gravity.
+    pub grad: f32,
+    /// Lattice spacing, m.
+    pub spacing: f32,
+    /// Kernel radius, m.
+    pub h: f32,
+}
+
+/// The ghost lattice's sums at distance `y` from the wall plane for spacing `d`, radius `h`:
+/// layers at `y + (k + 1/2) d`, each a square lattice centred under the particle. Returns the
+/// kernel sums `(sum (1-q)^2, sum (1-q)^3)`, the push sums `(sum (1-q) z/r, sum (1-q)^2 z/r)`
+/// and the moments `(sum (1-q) z^2/r, sum (1-q) t^2/r)` (`t` the offset along one wall axis).
+pub fn ghost_sums(y: f64, d: f64, h: f64) -> [f64; 6] {
+    let n = (h / d).ceil() as i64;
+    let (mut s, mut sn, mut g, mut gn, mut mz, mut mt) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    let mut k = 0;
+    loop {
+        let z = y + (k as f64 + 0.5) * d;
+        if z >= h {
+            break;
+        }
+        for i in -n..=n {
+            for j in -n..=n {
+                let r = ((i * i + j * j) as f64 * d * d + z * z).sqrt();
+                let a = 1.0 - r / h;
+                if a > 0.0 {
+                    s += a * a;
+                    sn += a * a * a;
+                    g += a * z / r;
+                    gn += a * a * z / r;
+                    mz += a * z * z / r;
+                    mt += a * (i * i) as f64 * d * d / r;
+                }
+            }
+        }
+        k += 1;
+    }
+    [s, sn, g, gn, mz, mt]
+}
+
+/// `sum (1-q) r_y^2 / r` over the neighbours of an interior particle of the simple cubic
+/// lattice of spacing `d` (kernel radius `h`): a pressure gradient `G` displaces it by
+/// `-dt^2 C G / 2` in the relaxation, so the hydrostatic gradient is `2 g / C`.
+pub fn lattice_moment(d: f64, h: f64) -> f64 {
+    let n = (h / d).ceil() as i64;
+    let mut c = 0.0;
+    for i in -n..=n {
+        for j in -n..=n {
+            for k in -n..=n {
+                let r = ((i * i + j * j + k * k) as f64).sqrt() * d;
+                let a = 1.0 - r / h;
+                if r > 0.0 && a > 0.0 {
+                    c += a * (j * j) as f64 * d * d / r;
+                }
+            }
+        }
+    }
+    c
+}
+
+impl WallKernel {
+    /// The table for liquid spacing `spacing` and kernel radius `h`.
+    pub fn new(spacing: f32, h: f32) -> WallKernel {
+        let table = (0..=WALL_TABLE_SAMPLES)
+            .map(|k| {
+                let y = h as f64 * k as f64 / WALL_TABLE_SAMPLES as f64;
+                let s = ghost_sums(y, spacing as f64, h as f64);
+                [s[0] as f32, s[1] as f32]
+            })
+            .collect();
+        WallKernel {
+            table,
+            grad: (2.0 / lattice_moment(spacing as f64, h as f64)) as f32,
+            spacing,
+            h,
+        }
+    }
+
+    /// The kernel sums at distance `y` from the wall plane (linear between table entries; a
+    /// particle past the plane counts as on it).
+    #[inline]
+    pub fn at(&self, y: f32) -> [f32; 2] {
+        self.lookup(&self.table, y)
+    }
+
+    #[inline]
+    fn lookup(&self, table: &[[f32; 2]], y: f32) -> [f32; 2] {
+        let t = (y.max(0.0) / self.h) * WALL_TABLE_SAMPLES as f32;
+        if t >= WALL_TABLE_SAMPLES as f32 {
+            return [0.0; 2];
+        }
+        let k = t as usize;
+        let f = t - k as f32;
+        let (a, b) = (table[k], table[k + 1]);
+        [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f]
+    }
+
+    /// Visit the walls' ghosts within `h` of a particle at `x` (the lattices of
+    /// [`ghost_sums`]), `f(r, |r|, 1 - |r|/h)` with `r` the ghost's offset from the particle. A
+    /// ghost beyond two walls (an edge or a corner) is visited once, in the first wall's
+    /// lattice (walls in the order x lo, x hi, y lo, y hi, z lo, z hi).
+    #[inline]
+    pub fn for_each_ghost(
+        &self,
+        walls: &Walls,
+        half_spacing: f32,
+        x: Vec3A,
+        mut f: impl FnMut(Vec3A, f32, f32),
+    ) {
+        let (h, d) = (self.h, self.spacing);
+        // Distance of the particle from each wall plane.
+        let y = [
+            x.x - walls.lo.x + half_spacing,
+            walls.hi.x + half_spacing - x.x,
+            x.y - walls.lo.y + half_spacing,
+            walls.hi.y + half_spacing - x.y,
+            x.z - walls.lo.z + half_spacing,
+            walls.hi.z + half_spacing - x.z,
+        ];
+        let beyond = |e: usize, r: Vec3A| {
+            if e.is_multiple_of(2) {
+                r[e / 2] < -y[e]
+            } else {
+                r[e / 2] > y[e]
+            }
+        };
+        let n = (h / d).ceil() as i32;
+        for (w, &yw) in y.iter().enumerate() {
+            if yw >= h {
+                continue;
+            }
+            let (a, side) = (w / 2, if w.is_multiple_of(2) { -1.0 } else { 1.0 });
+            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+            let mut k = 0;
+            loop {
+                let z = yw + (k as f32 + 0.5) * d;
+                if z >= h {
+                    break;
+                }
+                for i in -n..=n {
+                    for j in -n..=n {
+                        let mut r = Vec3A::ZERO;
+                        r[a] = side * z;
+                        r[b] = i as f32 * d;
+                        r[c] = j as f32 * d;
+                        let len = r.length();
+                        let q = 1.0 - len / h;
+                        if q > 0.0 && !(0..w).any(|e| beyond(e, r)) {
+                            f(r, len, q);
+                        }
+                    }
+                }
+                k += 1;
+            }
+        }
+    }
+
+    /// The walls' kernel sums `(sum (1-q)^2, sum (1-q)^3)` at `x` ghost by ghost
+    /// ([`WallKernel::for_each_ghost`]): as [`WallKernel::sums`] but an edge's or a corner's
+    /// ghosts counted once, as the push counts them.
+    #[inline]
+    pub fn sums_once(&self, walls: &Walls, half_spacing: f32, x: Vec3A) -> [f32; 2] {
+        let (mut s, mut sn) = (0.0f32, 0.0f32);
+        self.for_each_ghost(walls, half_spacing, x, |_, _, q| {
+            let q2 = q * q;
+            s += q2;
+            sn += q2 * q;
+        });
+        [s, sn]
+    }
+
+    /// The walls' push on a particle at `x` with pressure and near pressure `press` under
+    /// gravity `gravity`, per `dt^2`: the relaxation's pair terms with the walls' ghosts
+    /// ([`WallKernel::for_each_ghost`]), each ghost carrying the particle's near pressure and
+    /// the walls' pressure at the particle `wall_press` plus the hydrostatic difference to the
+    /// ghost's place, `P_g = max(P_w + grad gravity . r, 0)` (Adami et al. 2012's extrapolation
+    /// with gravity,
+    /// clamped as the liquid's pressure is: a ghost beside the surface would otherwise pull the
+    /// particle up). `gravity` is the part of gravity one relaxation pass balances (gravity
+    /// over the passes).
+    #[inline]
+    pub fn push(
+        &self,
+        walls: &Walls,
+        half_spacing: f32,
+        x: Vec3A,
+        press: [f32; 2],
+        wall_press: f32,
+        gravity: Vec3A,
+    ) -> Vec3A {
+        let grad = gravity * self.grad;
+        let mut out = Vec3A::ZERO;
+        self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
+            let pg = (wall_press + grad.dot(r)).max(0.0);
+            out -= r * ((0.5 * (press[0] + pg) * q + press[1] * q * q) / len);
+        });
+        out
+    }
+
+    /// The sums of all six walls at position `x`. `walls.lo`/`hi` are the planes that particle
+    /// centres are held to, half a spacing inside the container.
+    #[inline]
+    pub fn sums(&self, walls: &Walls, half_spacing: f32, x: Vec3A) -> [f32; 2] {
+        let (mut s, mut sn) = (0.0, 0.0);
+        for a in 0..3 {
+            for y in [
+                x[a] - walls.lo[a] + half_spacing,
+                walls.hi[a] + half_spacing - x[a],
+            ] {
+                if y < self.h {
+                    let [r, n] = self.at(y);
+                    s += r;
+                    sn += n;
+                }
+            }
+        }
+        [s, sn]
+    }
+}
