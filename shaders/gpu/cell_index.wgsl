@@ -18,7 +18,7 @@ fn predict(k: u32, v: vec3<f32>) {
     if (any(x != x) || any(abs(x) > big)) {
         atomicOr(&flags[0], 1u);
     }
-    let c = floor((x - P.origin) / P.cell);
+    let c = floor((x - P.origin) * P.inv_cell);
     if (any(c < vec3<f32>(0.0)) || any(c >= vec3<f32>(P.dims))) {
         atomicOr(&flags[0], 2u);
     }

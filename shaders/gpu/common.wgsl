@@ -1,7 +1,7 @@
 // Shared by every pass: the step's parameters and the per-phase constants.
 struct Params {
     origin: vec3<f32>,
-    cell: f32,
+    inv_cell: f32,
     dims: vec3<u32>,
     n: u32,
     gravity_dt: vec3<f32>,
@@ -45,7 +45,7 @@ fn linear_id(gid: vec3<u32>, nwg: vec3<u32>) -> u32 {
 
 // Cell coordinates of a position, clamped into the grid (as the CPU grid does).
 fn cell_coords(x: vec3<f32>) -> vec3<u32> {
-    let c = floor((x - P.origin) / P.cell);
+    let c = floor((x - P.origin) * P.inv_cell);
     let hi = vec3<f32>(P.dims - vec3<u32>(1u));
     return vec3<u32>(min(max(c, vec3<f32>(0.0)), hi));
 }

@@ -14,8 +14,8 @@ pub const VEC4: u64 = 16;
 pub struct GpuParams {
     /// Grid corner.
     pub origin: [f32; 3],
-    /// Cell size (h).
-    pub cell: f32,
+    /// 1 / cell size (1 / h): positions are binned by a product, as the CPU grid bins them.
+    pub inv_cell: f32,
     /// Cells along x, y, z.
     pub dims: [u32; 3],
     /// Particles.

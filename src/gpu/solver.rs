@@ -119,8 +119,7 @@ impl GpuLiquidSolver {
         if two {
             split::check_bindings(&ctx.limits, &ctx.info.name)?;
         }
-        let tiled =
-            tile::enabled(&ctx.limits, ctx.info.device_type)?.then(|| tile::workgroups(grid.dims));
+        let tiled = tile::enabled(&ctx.limits)?.then(|| tile::workgroups(grid.dims));
         let device = &ctx.device;
         let prefix =
             prefix_sum::PrefixSum::new(&ctx, &bufs.cell_count, &bufs.cell_start, ncells + 1)?;
@@ -309,7 +308,7 @@ impl GpuLiquidSolver {
         let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
         let gp = GpuParams {
             origin: v3(self.grid.origin),
-            cell: p.h,
+            inv_cell: 1.0 / p.h,
             dims: self.grid.dims,
             n: self.n,
             gravity_dt: v3(p.gravity * dt),

@@ -83,8 +83,11 @@ impl Grid {
         self.dims.iter().map(|&d| d as usize).product()
     }
 
+    /// A product by the reciprocal, not a quotient: a GPU's division may be 2.5 ulp off (the
+    /// Vulkan limit), which moves a position on a cell face into the next cell; a product is
+    /// correctly rounded everywhere, so the shaders (`cell_coords` in common.wgsl) bin alike.
     fn cell_coords(&self, p: Vec3A) -> [u32; 3] {
-        let c = ((p - self.origin) / self.cell).floor();
+        let c = ((p - self.origin) * (1.0 / self.cell)).floor();
         [
             (c.x.max(0.0) as u32).min(self.dims[0] - 1),
             (c.y.max(0.0) as u32).min(self.dims[1] - 1),
