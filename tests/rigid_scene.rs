@@ -1,9 +1,9 @@
 //! Bodies in scenes and runs: `[[body]]` keys, stepping with gravity, `OUT/rigid/*.ply`,
 //! `OUT/rigid_states.csv`, and the wrench scene's flip.
 use glam::{DQuat, DVec3};
+use sphrigid::output::mesh_files::read_obj;
 use sphrigid::output::rigid_states::{self, StateRow};
 use sphrigid::rigid::free_rotation::jacobi_motion;
-use sphrigid::rigid::mesh::read_obj;
 use sphrigid::sim::Simulation;
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,5 @@
 //! `sphrigid inertia`: mass properties of a mesh and of its particle clump.
 use crate::rigid::mass_properties::{MassProperties, frobenius};
-use crate::rigid::mesh::TriMesh;
 use crate::rigid::sampling;
 use crate::rigid::shape::{MeshSolid, Shape};
 use crate::{Error, Result};
@@ -66,7 +65,7 @@ pub fn compute(args: &InertiaArgs) -> Result<InertiaReport> {
             args.density
         )));
     }
-    let (mesh, validation) = TriMesh::load(&args.mesh)?;
+    let (mesh, validation) = crate::output::mesh_files::load(&args.mesh)?;
     let (lo, hi) = mesh.bounds();
     let spacing = args
         .spacing

@@ -13,6 +13,7 @@ pub mod fluid_frames;
 pub mod joint_errors;
 pub mod lock;
 pub mod manifest;
+pub mod mesh_files;
 pub mod ply;
 pub mod rigid_frames;
 pub mod rigid_states;

@@ -1,10 +1,10 @@
 //! `OUT/rigid/<body>_NNNNN.ply`: each body's surface mesh posed for the frame, written through
 //! a temporary file and a rename by [`RigidFrameWriter`] and read back by [`read_body`].
+use super::mesh_files::read_ply;
 use super::ply::{PlyBuilder, Scalar};
 use super::run_dir::RunDir;
 use super::{create_dir, write_atomic};
 use crate::rigid::RigidBody;
-use crate::rigid::mesh::read_ply;
 use crate::{Error, Result};
 use std::collections::BTreeMap;
 use std::path::Path;

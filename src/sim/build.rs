@@ -285,7 +285,7 @@ pub fn body(spec: &BodySpec, base_dir: &Path, default_spacing: Option<f64>) -> R
 }
 
 fn read_and_scale(file: &Path, scale: DVec3) -> Result<TriMesh> {
-    let mut mesh = crate::rigid::mesh::read(file)?;
+    let mut mesh = crate::output::mesh_files::read(file)?;
     mesh.transform(scale, DQuat::IDENTITY, DVec3::ZERO);
     Ok(mesh)
 }
