@@ -184,7 +184,7 @@ impl BlockPivot<'_> {
         }
         // Y = H^-1 J_R^T by group, then S = D_RR + J_R Y over the pairs that share a group.
         let mut s = DenseMatrix::zeros(ne, ne);
-        for group_rows in &self.particle_groups {
+        for group_rows in self.groups() {
             for &a in group_rows {
                 for &b in group_rows {
                     s[(a, b)] += self.d_entry(a, b);
