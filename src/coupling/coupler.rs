@@ -107,6 +107,7 @@ struct StepBuffers {
     shift: Vec<DVec3>,
     /// Body/body and body/wall contacts at the end of the step.
     solid_after: Vec<BodyContact>,
+    projection: joints::Projection,
     lcp: LcpBuffers,
 }
 
@@ -122,6 +123,7 @@ struct LcpBuffers {
     after: Vec<(DVec3, DVec3)>,
     energy: EnergyBuffers,
     solver: lcp::block_pivot::BlockPivotSolver,
+    joints: joints::JointBuffers,
     /// The last solution of a dense solver (Dantzig, Lemke).
     dense: Option<lcp::Solution>,
 }
@@ -208,7 +210,9 @@ impl Coupler {
             )
         });
         // What the step and the push-out left of the joints' errors is projected out.
-        times.time(Phase::Joints, || joints::project(bodies, &self.joints));
+        times.time(Phase::Joints, || {
+            joints::project_with(bodies, &self.joints, &mut buf.projection)
+        });
     }
 
     /// Whether contacts are also corrected at position level (the LCP coupling; the penalty
@@ -474,7 +478,14 @@ impl Coupler {
         }
         let problem = &mut lcp.problem;
         times.time(Phase::Joints, || {
-            joints::append_rows(problem, bodies, &lcp.assemble.dyn_index, &self.joints, dt)
+            joints::append_rows_with(
+                problem,
+                bodies,
+                &lcp.assemble.dyn_index,
+                &self.joints,
+                dt,
+                &mut lcp.joints,
+            )
         });
         self.report.rows = problem.rows.len();
         if problem.rows.is_empty() {

@@ -144,6 +144,10 @@ struct Scratch {
     active: Vec<bool>,
     /// The liquid active sets models were built on, one after the other.
     visited: Vec<bool>,
+    /// The model of the current active set.
+    model: Model,
+    /// The model's maximiser f*.
+    fstar: Vec<f64>,
 }
 
 impl Default for Scratch {
@@ -170,6 +174,8 @@ impl Default for Scratch {
             zr: Vec::new(),
             active: Vec::new(),
             visited: Vec::new(),
+            model: Model::default(),
+            fstar: Vec::new(),
         }
     }
 }
@@ -489,7 +495,8 @@ impl<'a> BlockPivot<'a> {
         zr.resize(ne, 0.0);
         let mut pivots = 0;
         let mut iterations = 0;
-        let mut model: Option<Model> = None;
+        // Whether `s.model` holds this solve's model.
+        let mut built = false;
         // The exact rows' index sets from the previous step: a warm start for the next.
         let mut warm: Option<Warm> = None;
         // The exact rows' bounds in force (friction rows follow their normal's latest value).
@@ -505,9 +512,7 @@ impl<'a> BlockPivot<'a> {
             }
             iterations += 1;
             // Rebuild the model only when the active set has changed.
-            let same_model = model
-                .as_ref()
-                .is_some_and(|m| v.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a));
+            let same_model = built && v.iter().zip(&s.model.active).all(|(&x, &a)| (x < 0.0) == a);
             if !same_model {
                 // With friction the dual is no merit function and the steps can cycle between
                 // active sets; a problem small enough for the dense guard is handed to it.
@@ -525,13 +530,14 @@ impl<'a> BlockPivot<'a> {
                         s.visited.push(true);
                     }
                 }
-                model = match self.build_model(v) {
-                    Ok(m) => Some(m),
+                match self.build_model(v, &mut s.model) {
+                    Ok(()) => built = true,
                     Err(o) => break o,
-                };
+                }
             }
-            let m = model.as_ref().expect("model built");
-            let (fstar, zrs) = match self.model_step(m, lo, hi, options, &mut pivots, &mut warm) {
+            let m = &s.model;
+            let fstar = &mut s.fstar;
+            let zrs = match self.model_step(m, lo, hi, options, &mut pivots, &mut warm, fstar) {
                 Ok(x) => x,
                 Err(o) => break o,
             };
@@ -539,12 +545,12 @@ impl<'a> BlockPivot<'a> {
                 effective_bounds_into(&s.lo0, &s.hi0, &self.local_friction, &zrs, lo, hi);
             }
             // A full step that keeps the active set is the exact solution: take it.
-            self.liquid_v(&fstar, vt);
+            self.liquid_v(fstar, vt);
             let repeats = vt.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a);
             let t = if iterations == 1 || repeats {
                 1.0
             } else {
-                match self.line_search(f, v, &fstar, vt, (lo, hi)) {
+                match self.line_search(f, v, fstar, vt, (lo, hi)) {
                     Some(t) => t,
                     None => break Outcome::Singular,
                 }
@@ -553,11 +559,10 @@ impl<'a> BlockPivot<'a> {
             zr.extend_from_slice(&zrs);
             if t == 1.0 {
                 // vt holds v at f*.
-                f.clear();
-                f.extend_from_slice(&fstar);
+                std::mem::swap(f, fstar);
                 std::mem::swap(v, vt);
             } else {
-                for (fk, sk) in f.iter_mut().zip(&fstar) {
+                for (fk, sk) in f.iter_mut().zip(fstar.iter()) {
                     *fk += t * (sk - *fk);
                 }
                 self.liquid_v(f, v);

@@ -246,7 +246,7 @@ impl StructuredProblem {
     }
 
     /// [`StructuredProblem::body_velocity`] into `f`, with `imp` as scratch.
-    fn body_velocity_into(&self, z: &[f64], imp: &mut Vec<f64>, f: &mut Vec<f64>) {
+    pub fn body_velocity_into(&self, z: &[f64], imp: &mut Vec<f64>, f: &mut Vec<f64>) {
         let nb = self.body_inv_mass.len();
         imp.clear();
         imp.resize(6 * nb, 0.0);
