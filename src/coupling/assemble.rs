@@ -1,8 +1,8 @@
 //! Baraff's contact problem in the structured form `D + J W J^T` (docs/design.md, step 8), and the
 //! impulses of its solution applied back (step 9).
 use super::body_contacts::BodyContact;
-use super::liquid_body::first_of_slot;
-use super::touches::{LiquidTouch, walls_under};
+use super::liquid_body::first_of_slot_into;
+use super::touches::{LiquidTouch, WallNormals, walls_under};
 use crate::lcp::{StructuredProblem, StructuredRow, body_inverse_mass};
 use crate::liquid::params::Walls;
 use crate::rigid::RigidBody;
@@ -75,13 +75,12 @@ impl Clamp {
 
 /// The inward normals of the walls that hold the particle of `t` against its body: walls it
 /// rests on that the body presses it towards, while it does not move away from them.
-fn wedging_walls(t: &LiquidTouch, c: &Contacts) -> Vec<DVec3> {
+fn wedging_walls(t: &LiquidTouch, c: &Contacts) -> WallNormals {
     let lc = &t.contact;
-    c.walls.map_or_else(Vec::new, |w| {
-        walls_under(lc.point, w, c.spacing)
-            .into_iter()
-            .filter(|n| lc.normal.dot(*n) < -WEDGE_COS && t.vel.dot(*n) <= 0.0)
-            .collect()
+    c.walls.map_or_else(WallNormals::default, |w| {
+        let mut walls = walls_under(lc.point, w, c.spacing);
+        walls.retain(|n| lc.normal.dot(*n) < -WEDGE_COS && t.vel.dot(*n) <= 0.0);
+        walls
     })
 }
 
@@ -92,13 +91,14 @@ fn share_along(walls: &[DVec3], d: DVec3) -> Option<DVec3> {
     (n.length_squared() > PARTICLE_SHARE_MIN).then_some(n)
 }
 
-/// Per body, the walls it is held against (see [`Clamp`]).
-pub fn clamps(bodies: usize, c: &Contacts) -> Vec<Clamp> {
-    let mut out = vec![Clamp::default(); bodies];
+/// Per body, the walls it is held against (see [`Clamp`]), into `out` (cleared first).
+pub fn clamps(bodies: usize, c: &Contacts, out: &mut Vec<Clamp>) {
+    out.clear();
+    out.resize(bodies, Clamp::default());
     for t in c.liquid {
         let walls = wedging_walls(t, c);
         if share_along(&walls, t.contact.normal).is_none() {
-            for n in walls {
+            for &n in walls.iter() {
                 out[t.contact.body as usize].add(n);
             }
         }
@@ -106,24 +106,35 @@ pub fn clamps(bodies: usize, c: &Contacts) -> Vec<Clamp> {
     for sc in c.solid.iter().filter(|sc| sc.b.is_none()) {
         out[sc.a as usize].add(sc.normal);
     }
-    out
 }
 
 /// Each body's index among the dynamic bodies (the problem's bodies), `usize::MAX` for static
-/// ones.
-pub fn dynamic_index(bodies: &[RigidBody]) -> Vec<usize> {
+/// ones, into `out` (cleared first).
+pub fn dynamic_index(bodies: &[RigidBody], out: &mut Vec<usize>) {
     let mut next = 0;
-    bodies
-        .iter()
-        .map(|b| {
-            if b.dynamic {
-                next += 1;
-                next - 1
-            } else {
-                usize::MAX
-            }
-        })
-        .collect()
+    out.clear();
+    out.extend(bodies.iter().map(|b| {
+        if b.dynamic {
+            next += 1;
+            next - 1
+        } else {
+            usize::MAX
+        }
+    }));
+}
+
+/// The scratch buffers of [`assemble`] and [`apply`], kept between steps.
+#[derive(Debug, Clone, Default)]
+pub struct AssembleBuffers {
+    slot_list: Vec<u32>,
+    order: Vec<usize>,
+    first: Vec<usize>,
+    term: Vec<usize>,
+    /// Each body's index among the dynamic bodies (see [`dynamic_index`]).
+    pub dyn_index: Vec<usize>,
+    clamp: Vec<Clamp>,
+    dyn_bodies: Vec<usize>,
+    dv: Vec<DVec3>,
 }
 
 /// What goes into one step's problem besides the bodies.
@@ -151,18 +162,34 @@ pub struct Contacts<'a> {
 
 /// Baraff's A in the structured form, one row per liquid contact and per body contact (plus
 /// two friction rows where there is friction: `liquid_friction` on liquid contacts, the
-/// bodies' own on body contacts). Also returns the slot of each particle term and the number
-/// of rows that bounce.
-pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u32>, usize) {
-    let mut prob = StructuredProblem::default();
+/// bodies' own on body contacts), into `prob` (cleared first). Also gives the slot of each
+/// particle term in `slots` (cleared first) and returns the number of rows that bounce. `buf`
+/// holds the scratch buffers (all kept between steps).
+pub fn assemble(
+    bodies: &[RigidBody],
+    c: &Contacts,
+    prob: &mut StructuredProblem,
+    slots: &mut Vec<u32>,
+    buf: &mut AssembleBuffers,
+) -> usize {
+    prob.body_inv_mass.clear();
+    prob.particle_inv_mass.clear();
+    prob.rows.clear();
+    slots.clear();
     let mut bounced = 0;
-    let mut slots = Vec::new();
     // Each particle's term: numbered in order of its slot's first contact.
-    let slot_list: Vec<u32> = c.liquid.iter().map(|t| t.contact.slot).collect();
-    let first = first_of_slot(&slot_list);
-    let mut term = vec![0; first.len()];
-    let dyn_index = dynamic_index(bodies);
-    let clamp = clamps(bodies.len(), c);
+    buf.slot_list.clear();
+    buf.slot_list
+        .extend(c.liquid.iter().map(|t| t.contact.slot));
+    first_of_slot_into(&buf.slot_list, &mut buf.order, &mut buf.first);
+    let first = &buf.first;
+    buf.term.clear();
+    buf.term.resize(first.len(), 0);
+    let term = &mut buf.term;
+    dynamic_index(bodies, &mut buf.dyn_index);
+    let dyn_index = &buf.dyn_index;
+    clamps(bodies.len(), c, &mut buf.clamp);
+    let clamp = &buf.clamp;
     for body in bodies.iter().filter(|b| b.dynamic) {
         // to_cols_array of a symmetric matrix is also its row-major form.
         let inv = body.world_inverse_inertia().to_cols_array();
@@ -280,19 +307,25 @@ pub fn assemble(bodies: &[RigidBody], c: &Contacts) -> (StructuredProblem, Vec<u
             }
         }
     }
-    (prob, slots, bounced)
+    bounced
 }
 
-/// Apply the impulses `z` of `prob` to the bodies (momentum changes `z J`) and return the liquid
-/// particles' velocity changes `z n / m`, one per slot of `slots`.
+/// Apply the impulses `z` of `prob` to the bodies (momentum changes `z J`) and give the liquid
+/// particles' velocity changes `z n / m` in `out` (cleared first), one per slot of `slots`.
 pub fn apply(
     bodies: &mut [RigidBody],
     prob: &StructuredProblem,
     slots: &[u32],
     z: &[f64],
-) -> Vec<(u32, DVec3)> {
-    let dyn_bodies: Vec<usize> = (0..bodies.len()).filter(|&b| bodies[b].dynamic).collect();
-    let mut dv = vec![DVec3::ZERO; slots.len()];
+    buf: &mut AssembleBuffers,
+    out: &mut Vec<(u32, DVec3)>,
+) {
+    let dyn_bodies = &mut buf.dyn_bodies;
+    dyn_bodies.clear();
+    dyn_bodies.extend((0..bodies.len()).filter(|&b| bodies[b].dynamic));
+    let dv = &mut buf.dv;
+    dv.clear();
+    dv.resize(slots.len(), DVec3::ZERO);
     for (row, &zi) in prob.rows.iter().zip(z) {
         if zi == 0.0 {
             continue;
@@ -306,7 +339,8 @@ pub fn apply(
             body.state.l += DVec3::new(t.j[3], t.j[4], t.j[5]) * zi;
         }
     }
-    slots.iter().copied().zip(dv).collect()
+    out.clear();
+    out.extend(slots.iter().copied().zip(dv.iter().copied()));
 }
 
 #[cfg(test)]
@@ -363,7 +397,14 @@ mod tests {
             liquid_restitution: 0.5,
             bounce: true,
         };
-        let (prob, _, _) = assemble(std::slice::from_ref(body), &c);
+        let mut prob = StructuredProblem::default();
+        assemble(
+            std::slice::from_ref(body),
+            &c,
+            &mut prob,
+            &mut Vec::new(),
+            &mut AssembleBuffers::default(),
+        );
         (prob.rows[0].q, c.v_rest)
     }
 

@@ -1,6 +1,6 @@
 //! Contacts of bodies with the container's walls and with each other, from their surface
 //! particles, reduced to at most four points per pair (the corners of the touching patch).
-use super::liquid_body::SurfaceIndex;
+use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
 use crate::liquid::params::Walls;
 use crate::rigid::RigidBody;
 use glam::DVec3;
@@ -40,12 +40,28 @@ fn wall_planes(walls_lo: DVec3, walls_hi: DVec3) -> [(DVec3, f64); 6] {
 /// forces there equal a blend of the others' (same normal, same friction cone), and the rows
 /// it would add are linearly dependent (a block rocking on its toe line has three in a row).
 pub fn reduce_patch(points: &[(DVec3, f64)], normal: DVec3) -> Vec<(DVec3, f64)> {
+    let mut out = Vec::new();
+    reduce_patch_each(points, normal, |p| out.push(p));
+    out
+}
+
+/// [`reduce_patch`], each kept point handed to `keep_point` in order (nothing allocated).
+pub fn reduce_patch_each(
+    points: &[(DVec3, f64)],
+    normal: DVec3,
+    mut keep_point: impl FnMut((DVec3, f64)),
+) {
     let (t1, t2) = normal.any_orthonormal_pair();
-    let mut keep: Vec<usize> = if points.len() <= 4 {
-        (0..points.len()).collect()
+    // At most four indices, in increasing order.
+    let mut keep = [0usize; 4];
+    let mut len = 0;
+    if points.len() <= 4 {
+        len = points.len();
+        for (k, i) in keep.iter_mut().zip(0..len) {
+            *k = i;
+        }
     } else {
         let dirs = [t1 + t2, t1 - t2, -t1 - t2, -t1 + t2];
-        let mut keep = Vec::with_capacity(4);
         for d in dirs {
             let best = (0..points.len())
                 .max_by(|&i, &j| {
@@ -56,32 +72,35 @@ pub fn reduce_patch(points: &[(DVec3, f64)], normal: DVec3) -> Vec<(DVec3, f64)>
                         .then(j.cmp(&i))
                 })
                 .expect("points is not empty");
-            if !keep.contains(&best) {
-                keep.push(best);
+            if !keep[..len].contains(&best) {
+                keep[len] = best;
+                len += 1;
             }
         }
-        keep.sort_unstable();
-        keep
-    };
+        keep[..len].sort_unstable();
+    }
     // Tangent-plane coordinates, and a tolerance of a thousandth of the patch's size.
     let uv = |i: usize| {
         let p = points[i].0;
         (p.dot(t1), p.dot(t2))
     };
-    let extent = keep
+    let extent = keep[..len]
         .iter()
-        .flat_map(|&i| keep.iter().map(move |&j| (i, j)))
+        .flat_map(|&i| keep[..len].iter().map(move |&j| (i, j)))
         .map(|(i, j)| (points[i].0 - points[j].0).length())
         .fold(0.0, f64::max);
     let tol = 1e-3 * extent;
     // Drop one redundant point at a time, the highest index first, until none is left.
-    while let Some(pos) = (0..keep.len())
+    while let Some(pos) = (0..len)
         .rev()
-        .find(|&a| redundant(uv(keep[a]), &keep, a, &uv, tol))
+        .find(|&a| redundant(uv(keep[a]), &keep[..len], a, &uv, tol))
     {
-        keep.remove(pos);
+        keep.copy_within(pos + 1..len, pos);
+        len -= 1;
     }
-    keep.into_iter().map(|i| points[i]).collect()
+    for &i in &keep[..len] {
+        keep_point(points[i]);
+    }
 }
 
 /// Whether point `p` (the `skip`th of `keep`) lies within `tol` of the hull of the others:
@@ -144,11 +163,39 @@ fn redundant(
 /// holds the liquid's particle-centre bounds (the container shrunk by `liquid_radius`); bodies
 /// keep their own particle radius from the container's faces.
 pub fn wall_contacts(bodies: &[RigidBody], walls: &Walls, liquid_radius: f64) -> Vec<BodyContact> {
+    let mut out = Vec::new();
+    wall_contacts_into(
+        bodies,
+        walls,
+        liquid_radius,
+        &mut ContactBuffers::default(),
+        &mut out,
+    );
+    out
+}
+
+/// The scratch buffers of the body contacts' search, kept between steps.
+#[derive(Debug, Clone, Default)]
+pub struct ContactBuffers {
+    patch: Vec<(DVec3, f64)>,
+    reach: Vec<f64>,
+    pos: Vec<glam::Vec3A>,
+    found: Vec<Option<LiquidBodyContact>>,
+    contacts: Vec<LiquidBodyContact>,
+}
+
+/// [`wall_contacts`] appended to `out`, with the scratch buffers of `buf`.
+pub fn wall_contacts_into(
+    bodies: &[RigidBody],
+    walls: &Walls,
+    liquid_radius: f64,
+    buf: &mut ContactBuffers,
+    out: &mut Vec<BodyContact>,
+) {
     let lo = DVec3::new(walls.lo.x as f64, walls.lo.y as f64, walls.lo.z as f64)
         - DVec3::splat(liquid_radius);
     let hi = DVec3::new(walls.hi.x as f64, walls.hi.y as f64, walls.hi.z as f64)
         + DVec3::splat(liquid_radius);
-    let mut out = Vec::new();
     for (bi, body) in bodies.iter().enumerate() {
         if !body.dynamic {
             continue;
@@ -156,43 +203,59 @@ pub fn wall_contacts(bodies: &[RigidBody], walls: &Walls, liquid_radius: f64) ->
         let c = &body.clump;
         let (com, rot) = (body.state.x, body.rotation());
         for (n, offset) in wall_planes(lo, hi) {
-            let touching: Vec<(DVec3, f64)> = (0..c.len())
-                .filter(|&k| c.surface[k])
-                .filter_map(|k| {
+            buf.patch.clear();
+            buf.patch
+                .extend((0..c.len()).filter(|&k| c.surface[k]).filter_map(|k| {
                     let x = com + rot * c.positions[k];
                     let depth = c.radius - (n.dot(x) - offset);
                     (depth > 0.0).then(|| (x - n * (c.radius - depth), depth))
-                })
-                .collect();
-            for (point, depth) in reduce_patch(&touching, n) {
+                }));
+            reduce_patch_each(&buf.patch, n, |(point, depth)| {
                 out.push(BodyContact {
                     a: bi as u32,
                     b: None,
                     point,
                     normal: n,
                     depth,
-                });
-            }
+                })
+            });
         }
     }
-    out
 }
 
 /// Contacts between pairs of bodies (at least one dynamic): `a`'s surface particles against
 /// `b`'s, merged per particle of `a` with `b`'s surface normal, then reduced per pair.
 pub fn body_body_contacts(bodies: &[RigidBody], index: &SurfaceIndex) -> Vec<BodyContact> {
     let mut out = Vec::new();
-    let reach: Vec<f64> = bodies
-        .iter()
-        .map(|b| {
-            b.clump
-                .positions
-                .iter()
-                .map(|p| p.length())
-                .fold(0.0, f64::max)
-                + b.clump.radius
-        })
-        .collect();
+    body_body_contacts_into(
+        bodies,
+        index,
+        |_, _| false,
+        &mut ContactBuffers::default(),
+        &mut out,
+    );
+    out
+}
+
+/// [`body_body_contacts`] appended to `out`, skipping the pairs `(a, b)` (a < b) for which
+/// `skip` holds, with the scratch buffers of `buf`.
+pub fn body_body_contacts_into(
+    bodies: &[RigidBody],
+    index: &SurfaceIndex,
+    skip: impl Fn(usize, usize) -> bool,
+    buf: &mut ContactBuffers,
+    out: &mut Vec<BodyContact>,
+) {
+    buf.reach.clear();
+    buf.reach.extend(bodies.iter().map(|b| {
+        b.clump
+            .positions
+            .iter()
+            .map(|p| p.length())
+            .fold(0.0, f64::max)
+            + b.clump.radius
+    }));
+    let reach = &buf.reach;
     for a in 0..bodies.len() {
         for b in a + 1..bodies.len() {
             let (ba, bb) = (&bodies[a], &bodies[b]);
@@ -203,15 +266,26 @@ pub fn body_body_contacts(bodies: &[RigidBody], index: &SurfaceIndex) -> Vec<Bod
             if (ba.state.x - bb.state.x).length() > reach[a] + reach[b] {
                 continue;
             }
+            if skip(a, b) {
+                continue;
+            }
             let ca = &ba.clump;
-            let pos: Vec<glam::Vec3A> = (0..ca.len())
-                .filter(|&k| ca.surface[k])
-                .map(|k| {
+            buf.pos.clear();
+            buf.pos
+                .extend((0..ca.len()).filter(|&k| ca.surface[k]).map(|k| {
                     let x = ba.state.x + ba.rotation() * ca.positions[k];
                     glam::Vec3A::new(x.x as f32, x.y as f32, x.z as f32)
-                })
-                .collect();
-            let found = index.contacts_with(bodies, b, &pos, ca.radius);
+                }));
+            buf.contacts.clear();
+            index.contacts_with_into(
+                bodies,
+                b,
+                &buf.pos,
+                ca.radius,
+                &mut buf.found,
+                &mut buf.contacts,
+            );
+            let found = &buf.contacts;
             if found.is_empty() {
                 continue;
             }
@@ -220,22 +294,23 @@ pub fn body_body_contacts(bodies: &[RigidBody], index: &SurfaceIndex) -> Vec<Bod
                 .map(|c| c.normal)
                 .sum::<DVec3>()
                 .normalize_or(DVec3::Y);
-            let patch: Vec<(DVec3, f64)> = found
-                .iter()
-                .map(|c| (c.point - c.normal * ca.radius, c.depth))
-                .collect();
-            for (point, depth) in reduce_patch(&patch, mean) {
+            buf.patch.clear();
+            buf.patch.extend(
+                found
+                    .iter()
+                    .map(|c| (c.point - c.normal * ca.radius, c.depth)),
+            );
+            reduce_patch_each(&buf.patch, mean, |(point, depth)| {
                 out.push(BodyContact {
                     a: a as u32,
                     b: Some(b as u32),
                     point,
                     normal: mean,
                     depth,
-                });
-            }
+                })
+            });
         }
     }
-    out
 }
 
 #[cfg(test)]

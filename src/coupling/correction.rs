@@ -1,8 +1,8 @@
 //! Position-level correction at the end of a step (docs/design.md, step 10): what still overlaps is
 //! pushed apart to within a small slop, liquid out of bodies and bodies out of walls and each
 //! other, so that errors do not accumulate.
-use super::body_contacts::{BodyContact, wall_contacts};
-use super::liquid_body::{LiquidBodyContact, SlotLookup, sum_by_slot};
+use super::body_contacts::{BodyContact, ContactBuffers, wall_contacts_into};
+use super::liquid_body::{LiquidBodyContact, SlotLookup, SlotSums, sum_by_slot_into};
 use crate::liquid::params::LiquidParams;
 use crate::rigid::RigidBody;
 use glam::DVec3;
@@ -15,42 +15,53 @@ pub const LIQUID_SLOP: f64 = 0.05;
 /// pushed apart.
 pub const BODY_SLOP: f64 = 0.01;
 
+/// The scratch buffers of [`push_out`], kept between steps.
+#[derive(Debug, Clone, Default)]
+pub struct PushBuffers {
+    entries: Vec<(u32, DVec3)>,
+    sums: SlotSums,
+    point: SlotLookup<(DVec3, u32)>,
+}
+
 /// The position corrections of liquid particles that overlap a body by more than the slop:
 /// along the body's normal, to within the slop, but never through a wall. What a wall blocks
-/// moves the body instead: the returned per-body shifts (a particle caught between a body and a
-/// wall holds the body off the wall).
+/// moves the body instead: the per-body shifts (a particle caught between a body and a wall
+/// holds the body off the wall). Into `pushes` and `shift` (both cleared first; `buf` holds
+/// the scratch buffers, all kept between steps).
 pub fn push_out(
     contacts: &[LiquidBodyContact],
     params: &LiquidParams,
     bodies: usize,
-) -> (Vec<(u32, DVec3)>, Vec<DVec3>) {
+    buf: &mut PushBuffers,
+    pushes: &mut Vec<(u32, DVec3)>,
+    shift: &mut Vec<DVec3>,
+) {
     let slop = LIQUID_SLOP * params.spacing as f64;
-    let mut shift = vec![DVec3::ZERO; bodies];
-    let pushes = sum_by_slot(
+    shift.clear();
+    shift.resize(bodies, DVec3::ZERO);
+    buf.entries.clear();
+    buf.entries.extend(
         contacts
             .iter()
             .filter(|c| c.depth > slop)
-            .map(|c| (c.slot, c.normal * (c.depth - slop)))
-            .collect(),
+            .map(|c| (c.slot, c.normal * (c.depth - slop))),
     );
+    sum_by_slot_into(&buf.entries, &mut buf.sums, pushes);
     let Some(w) = &params.walls else {
-        return (pushes, shift);
+        return;
     };
     let (lo, hi) = (w.lo.as_dvec3(), w.hi.as_dvec3());
-    let point = SlotLookup::new(contacts.iter().map(|c| (c.slot, (c.point, c.body))));
-    let pushes = pushes
-        .into_iter()
-        .map(|(slot, d)| {
-            let (x, body) = point.get(slot).expect("a pushed slot has a contact");
-            let to = (x + d).clamp(lo, hi.max(lo));
-            let blocked = x + d - to;
-            if let Some(n) = blocked.try_normalize() {
-                raise_along(&mut shift[body as usize], -n, blocked.length());
-            }
-            (slot, to - x)
-        })
-        .collect();
-    (pushes, shift)
+    buf.point
+        .refill(contacts.iter().map(|c| (c.slot, (c.point, c.body))));
+    for (slot, d) in pushes.iter_mut() {
+        let (x, body) = buf.point.get(*slot).expect("a pushed slot has a contact");
+        let to = (x + *d).clamp(lo, hi.max(lo));
+        let blocked = x + *d - to;
+        if let Some(n) = blocked.try_normalize() {
+            raise_along(&mut shift[body as usize], -n, blocked.length());
+        }
+        *d = to - x;
+    }
 }
 
 /// Make the component of `shift` along the unit vector `n` at least `amount`.
@@ -63,20 +74,24 @@ pub fn raise_along(shift: &mut DVec3, n: DVec3, amount: f64) {
 
 /// Push bodies out of the walls and apart from each other (shared by inverse mass) to within a
 /// small slop, together with the shifts `extra` that liquid caught against walls asks for.
-/// `solid` holds the body/body contacts; the wall contacts are found here.
+/// `solid` holds the body/body contacts (the wall contacts are found here and appended to it),
+/// `shift` takes the shifts and `buf` is the wall search's scratch: buffers kept between steps.
 pub fn correct_bodies(
     params: &LiquidParams,
     bodies: &mut [RigidBody],
-    mut solid: Vec<BodyContact>,
+    solid: &mut Vec<BodyContact>,
     extra: &[DVec3],
+    buf: &mut ContactBuffers,
+    shift: &mut Vec<DVec3>,
 ) {
     let r_l = params.spacing as f64 / 2.0;
-    let mut shift = extra.to_vec();
+    shift.clear();
+    shift.extend_from_slice(extra);
     shift.resize(bodies.len(), DVec3::ZERO);
     if let Some(w) = &params.walls {
-        solid.extend(wall_contacts(bodies, w, r_l));
+        wall_contacts_into(bodies, w, r_l, buf, solid);
     }
-    for c in &solid {
+    for c in solid.iter() {
         let a = c.a as usize;
         let depth = c.depth - BODY_SLOP * bodies[a].clump.spacing;
         if depth <= 0.0 {
@@ -94,9 +109,9 @@ pub fn correct_bodies(
             raise_along(&mut shift[b as usize], -c.normal, depth * ib / (ia + ib));
         }
     }
-    for (body, s) in bodies.iter_mut().zip(shift) {
+    for (body, s) in bodies.iter_mut().zip(shift.iter()) {
         if body.dynamic {
-            body.state.x += s;
+            body.state.x += *s;
         }
     }
 }

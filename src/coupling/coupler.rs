@@ -3,13 +3,15 @@
 //! impulses on the liquid and the bodies, body poses, and a position-level correction of what
 //! still overlaps. The liquid is driven through its [`Liquid`] interface, whichever backend
 //! runs it: only the touching particles enter the solve.
-use super::assemble::{Contacts, apply, assemble, dynamic_index};
-use super::body_contacts::{BodyContact, body_body_contacts, wall_contacts};
-use super::correction::{correct_bodies, push_out};
-use super::liquid_body::{LiquidBodyContact, SlotLookup, SurfaceIndex, first_of_slot};
+use super::assemble::{AssembleBuffers, Contacts, apply, assemble};
+use super::body_contacts::{
+    BodyContact, ContactBuffers, body_body_contacts_into, wall_contacts_into,
+};
+use super::correction::{PushBuffers, correct_bodies, push_out};
+use super::liquid_body::{LiquidBodyContact, SlotLookup, SurfaceIndex, first_of_slot_into};
 use super::params::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use super::penalty::{PenaltyParams, apply_penalty};
-use super::touches::{LiquidTouch, to_f, touches};
+use super::touches::{LiquidTouch, TouchBuffers, to_f, touches};
 use crate::joints::{self, Joint};
 use crate::lcp::{self, StructuredProblem};
 use crate::liquid::Liquid;
@@ -77,6 +79,62 @@ pub struct Coupler {
     /// Joints between the bodies: their rows join the contacts' in every solve, and bodies
     /// they link do not collide with each other.
     pub joints: Vec<Joint>,
+    /// The step's buffers, kept between steps.
+    buf: StepBuffers,
+}
+
+/// A step's buffers, cleared and refilled each step: once they have grown to the scene's
+/// high-water mark, a step allocates nothing.
+#[derive(Debug, Clone, Default)]
+struct StepBuffers {
+    touch: TouchBuffers,
+    /// The liquid's contacts at the start of the step.
+    liquid: Vec<LiquidTouch>,
+    /// Body/body and body/wall contacts at the start of the step.
+    solid: Vec<BodyContact>,
+    /// Per body, whether anything touches it (or a joint holds it).
+    touched: Vec<bool>,
+    /// The liquid's contacts after the impulses, and their contact part.
+    after: Vec<LiquidTouch>,
+    after_contacts: Vec<LiquidBodyContact>,
+    body: ContactBuffers,
+    push: PushBuffers,
+    pushes: Vec<(u32, DVec3)>,
+    /// Pushes and velocity changes as the liquid takes them.
+    to_liquid: Vec<(u32, Vec3A)>,
+    /// The body shifts that walls blocking a push ask for, and the correction's.
+    shifts: Vec<DVec3>,
+    shift: Vec<DVec3>,
+    /// Body/body and body/wall contacts at the end of the step.
+    solid_after: Vec<BodyContact>,
+    projection: joints::Projection,
+    lcp: LcpBuffers,
+}
+
+/// The contact problem's buffers.
+#[derive(Debug, Clone, Default)]
+struct LcpBuffers {
+    assemble: AssembleBuffers,
+    problem: StructuredProblem,
+    slots: Vec<u32>,
+    /// The liquid's velocity changes, one per touching slot.
+    dv: Vec<(u32, DVec3)>,
+    before: Vec<(DVec3, DVec3)>,
+    after: Vec<(DVec3, DVec3)>,
+    energy: EnergyBuffers,
+    solver: lcp::block_pivot::BlockPivotSolver,
+    joints: joints::JointBuffers,
+    /// The last solution of a dense solver (Dantzig, Lemke).
+    dense: Option<lcp::Solution>,
+}
+
+/// The scratch buffers of [`kinetic_energy`].
+#[derive(Debug, Clone, Default)]
+struct EnergyBuffers {
+    slots: Vec<u32>,
+    order: Vec<usize>,
+    first: Vec<usize>,
+    changes: SlotLookup<DVec3>,
 }
 
 impl Coupler {
@@ -96,6 +154,7 @@ impl Coupler {
             failure: None,
             fallback: None,
             joints: Vec::new(),
+            buf: StepBuffers::default(),
         }
     }
 
@@ -112,31 +171,48 @@ impl Coupler {
         self.touching = pairs.iter().map(|&[b, id]| (b, id)).collect();
     }
 
-    /// Body/body contacts, except between bodies that a joint links.
-    fn unlinked_contacts(&self, bodies: &[RigidBody]) -> Vec<BodyContact> {
-        let mut solid = body_body_contacts(bodies, &self.index);
-        if !self.joints.is_empty() {
-            solid.retain(|c| {
-                c.b.is_none_or(|b| !joints::linked(&self.joints, c.a as usize, b as usize))
-            });
-        }
-        solid
+    /// Body/body contacts, except between bodies that a joint links, appended to `out`.
+    fn unlinked_contacts(
+        &self,
+        bodies: &[RigidBody],
+        buf: &mut ContactBuffers,
+        out: &mut Vec<BodyContact>,
+    ) {
+        let joints = &self.joints;
+        body_body_contacts_into(
+            bodies,
+            &self.index,
+            |a, b| joints::linked(joints, a, b),
+            buf,
+            out,
+        );
     }
 
     /// The end of a step at position level: bodies out of walls and each other (and off walls
-    /// where liquid is caught, `shifts`), then what is left of the joints' errors.
+    /// where liquid is caught, `buf.shifts`), then what is left of the joints' errors.
     fn correct(
         &self,
         params: &LiquidParams,
         bodies: &mut [RigidBody],
-        shifts: &[DVec3],
+        buf: &mut StepBuffers,
         times: &mut PhaseTimes,
     ) {
         times.time(Phase::Correction, || {
-            correct_bodies(params, bodies, self.unlinked_contacts(bodies), shifts)
+            buf.solid_after.clear();
+            self.unlinked_contacts(bodies, &mut buf.body, &mut buf.solid_after);
+            correct_bodies(
+                params,
+                bodies,
+                &mut buf.solid_after,
+                &buf.shifts,
+                &mut buf.body,
+                &mut buf.shift,
+            )
         });
         // What the step and the push-out left of the joints' errors is projected out.
-        times.time(Phase::Joints, || joints::project(bodies, &self.joints));
+        times.time(Phase::Joints, || {
+            joints::project_with(bodies, &self.joints, &mut buf.projection)
+        });
     }
 
     /// Whether contacts are also corrected at position level (the LCP coupling; the penalty
@@ -169,64 +245,75 @@ impl Coupler {
         dt: f64,
         times: &mut PhaseTimes,
     ) -> Result<()> {
-        let params = liquid.params().clone();
-        let params = &params;
-        let found = times.time(Phase::Contacts, || {
-            touches(&self.index, liquid, params, bodies)
+        let mut buf = std::mem::take(&mut self.buf);
+        let result = self.step_with(&mut buf, liquid, bodies, gravity, dt, times);
+        self.buf = buf;
+        result
+    }
+
+    /// [`Coupler::step_timed`] with the step's buffers.
+    fn step_with(
+        &mut self,
+        buf: &mut StepBuffers,
+        liquid: &mut dyn Liquid,
+        bodies: &mut [RigidBody],
+        gravity: DVec3,
+        dt: f64,
+        times: &mut PhaseTimes,
+    ) -> Result<()> {
+        times.time(Phase::Contacts, || {
+            touches(&self.index, liquid, bodies, &mut buf.touch, &mut buf.liquid)
         })?;
-        let dv = self.solve(found, params, bodies, gravity, dt, times)?;
+        self.solve(buf, liquid.params(), bodies, gravity, dt, times)?;
         times.time(Phase::Bodies, || {
-            let dv: Vec<(u32, Vec3A)> = dv.into_iter().map(|(s, d)| (s, to_f(d))).collect();
-            liquid.apply_impulses(&dv, dt as f32)
+            buf.to_liquid.clear();
+            buf.to_liquid
+                .extend(buf.lcp.dv.iter().map(|&(s, d)| (s, to_f(d))));
+            liquid.apply_impulses(&buf.to_liquid, dt as f32)
         })?;
         if self.projects_positions() {
-            let after: Vec<LiquidBodyContact> = times.time(Phase::Contacts, || {
-                touches(&self.index, liquid, params, bodies)
-                    .map(|t| t.into_iter().map(|t| t.contact).collect())
+            times.time(Phase::Contacts, || {
+                touches(&self.index, liquid, bodies, &mut buf.touch, &mut buf.after)
             })?;
-            let shifts = times.time(Phase::Correction, || {
-                let mut push = Vec::new();
-                let shifts = self.push_liquid_out(&after, params, bodies.len(), |slot, d| {
-                    push.push((slot, d));
-                });
-                liquid.push_out(&push).map(|_| shifts)
+            buf.after_contacts.clear();
+            buf.after_contacts
+                .extend(buf.after.iter().map(|t| t.contact));
+            times.time(Phase::Correction, || {
+                push_out(
+                    &buf.after_contacts,
+                    liquid.params(),
+                    bodies.len(),
+                    &mut buf.push,
+                    &mut buf.pushes,
+                    &mut buf.shifts,
+                );
+                buf.to_liquid.clear();
+                buf.to_liquid
+                    .extend(buf.pushes.iter().map(|&(s, d)| (s, to_f(d))));
+                liquid.push_out(&buf.to_liquid)
             })?;
-            self.correct(params, bodies, &shifts, times);
+            self.correct(liquid.params(), bodies, buf, times);
         }
         Ok(())
     }
 
-    /// Hand every liquid push-out to `apply` (slot, displacement); returns the body shifts
-    /// that walls blocking a push ask for.
-    fn push_liquid_out(
-        &self,
-        after: &[LiquidBodyContact],
-        params: &LiquidParams,
-        bodies: usize,
-        mut apply: impl FnMut(u32, Vec3A),
-    ) -> Vec<DVec3> {
-        let (pushes, shifts) = push_out(after, params, bodies);
-        for (slot, d) in pushes {
-            apply(slot, to_f(d));
-        }
-        shifts
-    }
-
     /// Steps 6 to 10 for the bodies: predicted velocities, the contacts' resolution, body
-    /// impulses and poses. Returns the liquid's velocity changes, one per touching slot.
+    /// impulses and poses, for the liquid's contacts in `buf.liquid`. Gives the liquid's
+    /// velocity changes in `buf.lcp.dv`, one per touching slot.
     fn solve(
         &mut self,
-        mut liquid: Vec<LiquidTouch>,
+        buf: &mut StepBuffers,
         params: &LiquidParams,
         bodies: &mut [RigidBody],
         gravity: DVec3,
         dt: f64,
         times: &mut PhaseTimes,
-    ) -> Result<Vec<(u32, DVec3)>> {
+    ) -> Result<()> {
         let r_l = params.spacing as f64 / 2.0;
         let v_rest = 2.0 * gravity.length() * dt;
         let t_contacts = std::time::Instant::now();
-        for t in &mut liquid {
+        let (liquid, solid, touched) = (&mut buf.liquid, &mut buf.solid, &mut buf.touched);
+        for t in liquid.iter_mut() {
             t.new = self
                 .touching
                 .binary_search(&(t.contact.body, t.id))
@@ -236,17 +323,19 @@ impl Coupler {
         self.touching
             .extend(liquid.iter().map(|t| (t.contact.body, t.id)));
         self.touching.sort_unstable();
-        let mut solid = self.unlinked_contacts(bodies);
+        solid.clear();
+        self.unlinked_contacts(bodies, &mut buf.body, solid);
         if let Some(w) = &params.walls {
-            solid.extend(wall_contacts(bodies, w, r_l));
+            wall_contacts_into(bodies, w, r_l, &mut buf.body, solid);
         }
         times.add(Phase::Contacts, t_contacts.elapsed());
         let t_bodies = std::time::Instant::now();
-        let mut touched = vec![false; bodies.len()];
-        for t in &liquid {
+        touched.clear();
+        touched.resize(bodies.len(), false);
+        for t in liquid.iter() {
             touched[t.contact.body as usize] = true;
         }
-        for c in &solid {
+        for c in solid.iter() {
             touched[c.a as usize] = true;
             if let Some(b) = c.b {
                 touched[b as usize] = true;
@@ -277,9 +366,11 @@ impl Coupler {
             inelastic: false,
         };
         self.fallback = None;
+        let (liquid, solid, touched) = (&buf.liquid, &buf.solid, &buf.touched);
+        let lcp = &mut buf.lcp;
         let contacts = Contacts {
-            liquid: &liquid,
-            solid: &solid,
+            liquid,
+            solid,
             walls: params.walls.as_ref(),
             spacing: params.spacing as f64,
             v_rest,
@@ -290,20 +381,20 @@ impl Coupler {
         let pen = self.penalty;
         let penalty = |bodies: &mut [RigidBody], times: &mut PhaseTimes| {
             times.time(Phase::Lcp, || {
-                apply_penalty(&pen, bodies, &liquid, &solid, dt)
+                apply_penalty(&pen, bodies, liquid, solid, dt)
             })
         };
-        let dv = match self.method {
-            CouplingMethod::Penalty => penalty(bodies, times),
-            CouplingMethod::Lcp => match self.solve_lcp(bodies, &contacts, dt, times) {
-                Ok(dv) => dv,
+        match self.method {
+            CouplingMethod::Penalty => lcp.dv = penalty(bodies, times),
+            CouplingMethod::Lcp => match self.solve_lcp(bodies, &contacts, dt, times, lcp) {
+                Ok(()) => {}
                 Err(e) if self.on_failure == OnLcpFailure::Penalty => {
                     self.fallback = Some(self.failure.take().ok_or(e)?);
-                    penalty(bodies, times)
+                    lcp.dv = penalty(bodies, times);
                 }
                 Err(e) => return Err(e),
             },
-        };
+        }
         times.time(Phase::Bodies, || {
             for (b, body) in bodies.iter_mut().enumerate() {
                 if touched[b] {
@@ -313,11 +404,12 @@ impl Coupler {
                 }
             }
         });
-        Ok(dv)
+        Ok(())
     }
 
     /// The contacts' LCP: assembled, solved by the scene's solver, its impulses applied to the
-    /// bodies. Returns the liquid's velocity changes; an unsolved problem is kept in `failure`.
+    /// bodies. Gives the liquid's velocity changes in `lcp.dv`; an unsolved problem is kept in
+    /// `failure`.
     ///
     /// Newton's restitution applied to many contacts at once can add energy (a body bouncing
     /// on a dozen liquid particles can fling one of them faster than anything in the scene):
@@ -331,21 +423,23 @@ impl Coupler {
         contacts: &Contacts,
         dt: f64,
         times: &mut PhaseTimes,
-    ) -> Result<Vec<(u32, DVec3)>> {
-        let before = momenta(bodies);
-        match self.solve_and_apply(bodies, contacts, dt, times) {
+        lcp: &mut LcpBuffers,
+    ) -> Result<()> {
+        momenta(bodies, &mut lcp.before);
+        match self.solve_and_apply(bodies, contacts, dt, times, lcp) {
             // Only a step with bounces can add energy: the others skip the check.
-            Ok(dv) if self.report.bounced == 0 => return Ok(dv),
-            Ok(dv) => {
+            Ok(()) if self.report.bounced == 0 => return Ok(()),
+            Ok(()) => {
                 let t = std::time::Instant::now();
-                let energy_after = kinetic_energy(bodies, contacts.liquid, &dv);
-                let after = momenta(bodies);
-                set_momenta(bodies, &before);
-                let energy_before = kinetic_energy(bodies, contacts.liquid, &[]);
+                let energy_after =
+                    kinetic_energy(bodies, contacts.liquid, &lcp.dv, &mut lcp.energy);
+                momenta(bodies, &mut lcp.after);
+                set_momenta(bodies, &lcp.before);
+                let energy_before = kinetic_energy(bodies, contacts.liquid, &[], &mut lcp.energy);
                 times.add(Phase::Assemble, t.elapsed());
                 if energy_after - energy_before <= ENERGY_RISE_TOL * energy_before {
-                    set_momenta(bodies, &after);
-                    return Ok(dv);
+                    set_momenta(bodies, &lcp.after);
+                    return Ok(());
                 }
             }
             Err(e) if self.report.bounced == 0 => return Err(e),
@@ -357,7 +451,7 @@ impl Coupler {
             bounce: false,
             ..*contacts
         };
-        self.solve_and_apply(bodies, &inelastic, dt, times)
+        self.solve_and_apply(bodies, &inelastic, dt, times, lcp)
     }
 
     /// Assemble, solve and apply one contact problem (see [`Coupler::solve_lcp`]); counts the
@@ -368,30 +462,48 @@ impl Coupler {
         contacts: &Contacts,
         dt: f64,
         times: &mut PhaseTimes,
-    ) -> Result<Vec<(u32, DVec3)>> {
-        let (mut problem, slots, bounced) =
-            times.time(Phase::Assemble, || assemble(bodies, contacts));
+        lcp: &mut LcpBuffers,
+    ) -> Result<()> {
+        let bounced = times.time(Phase::Assemble, || {
+            assemble(
+                bodies,
+                contacts,
+                &mut lcp.problem,
+                &mut lcp.slots,
+                &mut lcp.assemble,
+            )
+        });
         if contacts.bounce {
             self.report.bounced = bounced;
         }
+        let problem = &mut lcp.problem;
         times.time(Phase::Joints, || {
-            joints::append_rows(
-                &mut problem,
+            joints::append_rows_with(
+                problem,
                 bodies,
-                &dynamic_index(bodies),
+                &lcp.assemble.dyn_index,
                 &self.joints,
                 dt,
+                &mut lcp.joints,
             )
         });
         self.report.rows = problem.rows.len();
         if problem.rows.is_empty() {
-            return Ok(Vec::new());
+            lcp.dv.clear();
+            return Ok(());
         }
-        let sol = times.time(Phase::Lcp, || match self.solver {
-            LcpSolverChoice::BlockPivot => lcp::block_pivot(&problem, &self.options),
-            LcpSolverChoice::Dantzig => lcp::dantzig(&problem.to_dense(), &self.options),
-            LcpSolverChoice::Lemke => lcp::lemke(&problem.to_dense(), &self.options),
-        });
+        let (options, dense) = (&self.options, &mut lcp.dense);
+        let t_lcp = std::time::Instant::now();
+        let sol = match self.solver {
+            LcpSolverChoice::BlockPivot => lcp.solver.solve(problem, options),
+            LcpSolverChoice::Dantzig => {
+                lcp::dantzig(&problem.to_dense(), options).map(|s| &*dense.insert(s))
+            }
+            LcpSolverChoice::Lemke => {
+                lcp::lemke(&problem.to_dense(), options).map(|s| &*dense.insert(s))
+            }
+        };
+        times.add(Phase::Lcp, t_lcp.elapsed());
         let outcome = match &sol {
             Ok(s) if s.is_solved() => None,
             Ok(s) => Some(s.outcome.name().to_string()),
@@ -405,19 +517,30 @@ impl Coupler {
             self.failure = Some(Box::new(CouplingFailure {
                 outcome,
                 rows: problem.rows.len(),
-                problem,
+                problem: std::mem::take(problem),
             }));
             return Err(Error::Run(msg));
         }
         let sol = sol.expect("checked above");
         self.report.iterations = sol.iterations;
-        Ok(times.time(Phase::Assemble, || apply(bodies, &problem, &slots, &sol.z)))
+        times.time(Phase::Assemble, || {
+            apply(
+                bodies,
+                problem,
+                &lcp.slots,
+                &sol.z,
+                &mut lcp.assemble,
+                &mut lcp.dv,
+            )
+        });
+        Ok(())
     }
 }
 
-/// Each body's linear and angular momentum.
-fn momenta(bodies: &[RigidBody]) -> Vec<(DVec3, DVec3)> {
-    bodies.iter().map(|b| (b.state.p, b.state.l)).collect()
+/// Each body's linear and angular momentum, into `out` (cleared first).
+fn momenta(bodies: &[RigidBody], out: &mut Vec<(DVec3, DVec3)>) {
+    out.clear();
+    out.extend(bodies.iter().map(|b| (b.state.p, b.state.l)));
 }
 
 /// Set each body's linear and angular momentum (the impulses change nothing else).
@@ -430,10 +553,17 @@ fn set_momenta(bodies: &mut [RigidBody], momenta: &[(DVec3, DVec3)]) {
 
 /// The kinetic energy of the bodies and of the touching liquid particles, these with the
 /// velocity changes `dv` (by slot) added.
-fn kinetic_energy(bodies: &[RigidBody], liquid: &[LiquidTouch], dv: &[(u32, DVec3)]) -> f64 {
-    let slots: Vec<u32> = liquid.iter().map(|t| t.contact.slot).collect();
-    let first = first_of_slot(&slots);
-    let changes = SlotLookup::new(dv.iter().copied());
+fn kinetic_energy(
+    bodies: &[RigidBody],
+    liquid: &[LiquidTouch],
+    dv: &[(u32, DVec3)],
+    buf: &mut EnergyBuffers,
+) -> f64 {
+    buf.slots.clear();
+    buf.slots.extend(liquid.iter().map(|t| t.contact.slot));
+    first_of_slot_into(&buf.slots, &mut buf.order, &mut buf.first);
+    let (first, changes) = (&buf.first, &mut buf.changes);
+    changes.refill(dv.iter().copied());
     let particles: f64 = liquid
         .iter()
         .enumerate()

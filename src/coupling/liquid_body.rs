@@ -60,11 +60,20 @@ impl SurfaceIndex {
     /// Per body: its centre of mass and the distance from it within which the centre of a
     /// sphere of radius `radius` can touch the body (the balls of [`crate::liquid::BodyReach`]).
     pub fn balls(&self, bodies: &[RigidBody], radius: f64) -> Vec<(DVec3, f64)> {
-        bodies
-            .iter()
-            .zip(&self.reach)
-            .map(|(b, &reach)| (b.state.x, reach + radius))
-            .collect()
+        let mut out = Vec::new();
+        self.balls_into(bodies, radius, &mut out);
+        out
+    }
+
+    /// [`SurfaceIndex::balls`] into `out` (cleared first).
+    pub fn balls_into(&self, bodies: &[RigidBody], radius: f64, out: &mut Vec<(DVec3, f64)>) {
+        out.clear();
+        out.extend(
+            bodies
+                .iter()
+                .zip(&self.reach)
+                .map(|(b, &reach)| (b.state.x, reach + radius)),
+        );
     }
 
     /// Contacts of the liquid particles at `pos` (radius `liquid_radius`) with every body, in
@@ -88,26 +97,47 @@ impl SurfaceIndex {
         pos: &[Vec3A],
         radius: f64,
     ) -> Vec<LiquidBodyContact> {
+        let (mut found, mut out) = (Vec::new(), Vec::new());
+        self.contacts_with_into(bodies, bi, pos, radius, &mut found, &mut out);
+        out
+    }
+
+    /// [`SurfaceIndex::contacts_with`] appended to `out`, each sphere tested in parallel into
+    /// `found` (a buffer kept between calls) and gathered in slot order.
+    pub fn contacts_with_into(
+        &self,
+        bodies: &[RigidBody],
+        bi: usize,
+        pos: &[Vec3A],
+        radius: f64,
+        found: &mut Vec<Option<LiquidBodyContact>>,
+        out: &mut Vec<LiquidBodyContact>,
+    ) {
         let body = &bodies[bi];
         let bound = self.reach[bi] + radius;
         let com = body.state.x;
-        pos.par_iter()
+        found.clear();
+        found.resize(pos.len(), None);
+        found
+            .par_iter_mut()
+            .zip(pos.par_iter())
             .enumerate()
-            .filter_map(|(slot, x)| {
+            .for_each(|(slot, (f, x))| {
                 let xw = DVec3::new(x.x as f64, x.y as f64, x.z as f64);
-                if (xw - com).length_squared() > bound * bound {
-                    return None;
-                }
-                self.touch(bodies, bi, xw, radius)
-                    .map(|(normal, depth)| LiquidBodyContact {
-                        slot: slot as u32,
-                        body: bi as u32,
-                        normal,
-                        point: xw,
-                        depth,
-                    })
-            })
-            .collect()
+                *f = if (xw - com).length_squared() > bound * bound {
+                    None
+                } else {
+                    self.touch(bodies, bi, xw, radius)
+                        .map(|(normal, depth)| LiquidBodyContact {
+                            slot: slot as u32,
+                            body: bi as u32,
+                            normal,
+                            point: xw,
+                            depth,
+                        })
+                };
+            });
+        out.extend(found.iter().flatten());
     }
 
     /// Whether a sphere of radius `radius` centred at world point `xw` overlaps body `bi`: the
@@ -131,9 +161,18 @@ impl SurfaceIndex {
 /// For each of `slots` (in order), the index of the first entry with the same slot: a sort by
 /// (slot, index), not a hash table.
 pub fn first_of_slot(slots: &[u32]) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..slots.len()).collect();
+    let (mut order, mut first) = (Vec::new(), Vec::new());
+    first_of_slot_into(slots, &mut order, &mut first);
+    first
+}
+
+/// [`first_of_slot`] into `first`, with `order` as scratch (both buffers kept between calls).
+pub fn first_of_slot_into(slots: &[u32], order: &mut Vec<usize>, first: &mut Vec<usize>) {
+    order.clear();
+    order.extend(0..slots.len());
     order.sort_unstable_by_key(|&i| (slots[i], i));
-    let mut first = vec![0; slots.len()];
+    first.clear();
+    first.resize(slots.len(), 0);
     let mut lead = 0;
     for (k, &i) in order.iter().enumerate() {
         if k == 0 || slots[i] != slots[order[k - 1]] {
@@ -141,7 +180,6 @@ pub fn first_of_slot(slots: &[u32]) -> Vec<usize> {
         }
         first[i] = lead;
     }
-    first
 }
 
 /// Entries keyed by slot, looked up by binary search; where a slot has several entries, the
@@ -155,10 +193,17 @@ pub struct SlotLookup<T> {
 impl<T: Copy> SlotLookup<T> {
     /// Index `entries`.
     pub fn new(entries: impl Iterator<Item = (u32, T)>) -> SlotLookup<T> {
-        let mut sorted: Vec<(u32, usize, T)> =
-            entries.enumerate().map(|(i, (s, v))| (s, i, v)).collect();
-        sorted.sort_unstable_by_key(|e| (e.0, e.1));
-        SlotLookup { sorted }
+        let mut lookup = SlotLookup { sorted: Vec::new() };
+        lookup.refill(entries);
+        lookup
+    }
+
+    /// Index `entries` instead of what was indexed (the buffer is kept).
+    pub fn refill(&mut self, entries: impl Iterator<Item = (u32, T)>) {
+        self.sorted.clear();
+        self.sorted
+            .extend(entries.enumerate().map(|(i, (s, v))| (s, i, v)));
+        self.sorted.sort_unstable_by_key(|e| (e.0, e.1));
     }
 
     /// The last entry's value for `slot`.
@@ -171,20 +216,42 @@ impl<T: Copy> SlotLookup<T> {
 /// Sum the entries that share a slot (a particle touching two bodies has two), in the order of
 /// each slot's first entry.
 pub fn sum_by_slot(entries: Vec<(u32, DVec3)>) -> Vec<(u32, DVec3)> {
-    let slots: Vec<u32> = entries.iter().map(|e| e.0).collect();
-    let first = first_of_slot(&slots);
+    let mut out = Vec::new();
+    sum_by_slot_into(&entries, &mut SlotSums::default(), &mut out);
+    out
+}
+
+/// The scratch buffers of [`sum_by_slot_into`], kept between calls.
+#[derive(Debug, Clone, Default)]
+pub struct SlotSums {
+    slots: Vec<u32>,
+    order: Vec<usize>,
+    first: Vec<usize>,
+    at: Vec<usize>,
+}
+
+/// [`sum_by_slot`] into `out` (cleared first), with the scratch buffers of `sums`.
+pub fn sum_by_slot_into(
+    entries: &[(u32, DVec3)],
+    sums: &mut SlotSums,
+    out: &mut Vec<(u32, DVec3)>,
+) {
+    sums.slots.clear();
+    sums.slots.extend(entries.iter().map(|e| e.0));
+    first_of_slot_into(&sums.slots, &mut sums.order, &mut sums.first);
+    let first = &sums.first;
     // Where each first entry's sum sits in `out`.
-    let mut at = vec![0; entries.len()];
-    let mut out: Vec<(u32, DVec3)> = Vec::with_capacity(entries.len());
-    for (i, (slot, d)) in entries.into_iter().enumerate() {
+    sums.at.clear();
+    sums.at.resize(entries.len(), 0);
+    out.clear();
+    for (i, &(slot, d)) in entries.iter().enumerate() {
         if first[i] == i {
-            at[i] = out.len();
+            sums.at[i] = out.len();
             out.push((slot, d));
         } else {
-            out[at[first[i]]].1 += d;
+            out[sums.at[first[i]]].1 += d;
         }
     }
-    out
 }
 
 #[cfg(test)]

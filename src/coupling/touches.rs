@@ -2,8 +2,8 @@
 //! with their velocity and mass, from the candidates that the liquid's backend finds.
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex, search_radius};
 use crate::Result;
-use crate::liquid::params::{LiquidParams, Walls};
-use crate::liquid::{BodyParticle, BodyReach, Liquid};
+use crate::liquid::params::Walls;
+use crate::liquid::{BodyParticle, BodyReach, Liquid, NearBody};
 use crate::rigid::RigidBody;
 use glam::{DVec3, Vec3A};
 use rayon::prelude::*;
@@ -34,20 +34,35 @@ pub(crate) fn to_f(v: DVec3) -> Vec3A {
     Vec3A::new(v.x as f32, v.y as f32, v.z as f32)
 }
 
-/// The contacts of the liquid with the bodies, in order of body, then slot: the liquid's
-/// backend finds the particles near each body ([`Liquid::near_bodies`]); each is then tested
-/// against the body's solid here.
+/// The buffers of [`touches`], kept between steps so that a step allocates nothing.
+#[derive(Debug, Clone, Default)]
+pub struct TouchBuffers {
+    balls: Vec<(DVec3, f64)>,
+    near: Vec<NearBody>,
+    found: Vec<Option<LiquidTouch>>,
+    inv_mass: Vec<f64>,
+}
+
+/// The contacts of the liquid with the bodies into `out` (cleared first), in order of body,
+/// then slot: the liquid's backend finds the particles near each body
+/// ([`Liquid::near_bodies`]); each is then tested against the body's solid here.
 pub fn touches(
     index: &SurfaceIndex,
     liquid: &mut dyn Liquid,
-    params: &LiquidParams,
     bodies: &[RigidBody],
-) -> Result<Vec<LiquidTouch>> {
+    buf: &mut TouchBuffers,
+    out: &mut Vec<LiquidTouch>,
+) -> Result<()> {
+    out.clear();
     if liquid.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
+    let params = liquid.params();
     let r_l = params.spacing as f64 / 2.0;
-    let balls = index.balls(bodies, r_l);
+    buf.inv_mass.clear();
+    buf.inv_mass
+        .extend(params.phases.iter().map(|ph| 1.0 / ph.mass as f64));
+    index.balls_into(bodies, r_l, &mut buf.balls);
     // Every body's surface particles, in body then particle order, each searched out to the
     // distance at which liquid can still touch the body's solid (`search_radius`).
     let surface = || {
@@ -66,30 +81,40 @@ pub fn touches(
         }
         spheres
     };
-    let near = liquid.near_bodies(&BodyReach {
-        balls: &balls,
-        surface: &surface,
-    })?;
-    Ok(near
-        .into_par_iter()
-        .filter_map(|n| {
+    liquid.near_bodies(
+        &BodyReach {
+            balls: &buf.balls,
+            surface: &surface,
+        },
+        &mut buf.near,
+    )?;
+    // Each candidate tested in parallel, then gathered in the candidates' order.
+    let inv_mass = &buf.inv_mass;
+    buf.found.clear();
+    buf.found.resize(buf.near.len(), None);
+    buf.found
+        .par_iter_mut()
+        .zip(buf.near.par_iter())
+        .for_each(|(f, n)| {
             let xw = to_d(n.pos);
-            let (normal, depth) = index.touch(bodies, n.body as usize, xw, r_l)?;
-            Some(LiquidTouch {
-                contact: LiquidBodyContact {
-                    slot: n.slot,
-                    body: n.body,
-                    normal,
-                    point: xw,
-                    depth,
-                },
-                id: n.id,
-                vel: to_d(n.vel),
-                inv_mass: 1.0 / params.phases[n.phase as usize].mass as f64,
-                new: true,
-            })
-        })
-        .collect())
+            *f = index
+                .touch(bodies, n.body as usize, xw, r_l)
+                .map(|(normal, depth)| LiquidTouch {
+                    contact: LiquidBodyContact {
+                        slot: n.slot,
+                        body: n.body,
+                        normal,
+                        point: xw,
+                        depth,
+                    },
+                    id: n.id,
+                    vel: to_d(n.vel),
+                    inv_mass: inv_mass[n.phase as usize],
+                    new: true,
+                });
+        });
+    out.extend(buf.found.iter().flatten());
+    Ok(())
 }
 
 /// Liquid particle centres within this fraction of a spacing of a wall's bound rest on it.
@@ -97,9 +122,9 @@ pub const ON_WALL: f64 = 0.05;
 
 /// The inward normals of the walls that the particle centre `x` rests on (within
 /// `ON_WALL` spacings of the bound that the liquid step holds centres to).
-pub fn walls_under(x: DVec3, walls: &Walls, spacing: f64) -> Vec<DVec3> {
+pub fn walls_under(x: DVec3, walls: &Walls, spacing: f64) -> WallNormals {
     let tol = ON_WALL * spacing;
-    let mut out = Vec::new();
+    let mut out = WallNormals::default();
     for a in 0..3 {
         let mut n = DVec3::ZERO;
         if x[a] <= walls.lo[a] as f64 + tol {
@@ -111,4 +136,39 @@ pub fn walls_under(x: DVec3, walls: &Walls, spacing: f64) -> Vec<DVec3> {
         }
     }
     out
+}
+
+/// Up to three wall normals (one a axis), held inline.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WallNormals {
+    normals: [DVec3; 3],
+    len: usize,
+}
+
+impl WallNormals {
+    /// Add a normal (at most three).
+    pub fn push(&mut self, n: DVec3) {
+        self.normals[self.len] = n;
+        self.len += 1;
+    }
+
+    /// Keep only the normals for which `keep` holds, in order.
+    pub fn retain(&mut self, keep: impl Fn(&DVec3) -> bool) {
+        let mut k = 0;
+        for i in 0..self.len {
+            if keep(&self.normals[i]) {
+                self.normals[k] = self.normals[i];
+                k += 1;
+            }
+        }
+        self.len = k;
+    }
+}
+
+impl std::ops::Deref for WallNormals {
+    type Target = [DVec3];
+
+    fn deref(&self) -> &[DVec3] {
+        &self.normals[..self.len]
+    }
 }

@@ -104,10 +104,10 @@ impl Liquid for GpuLiquid {
 
     /// The GPU pairs the particles with the bodies' surface particles and sends down only the
     /// pairs; each (particle, body) is kept once, with the state of its first pair.
-    fn near_bodies(&mut self, reach: &BodyReach<'_>) -> Result<Vec<NearBody>> {
+    fn near_bodies(&mut self, reach: &BodyReach<'_>, out: &mut Vec<NearBody>) -> Result<()> {
         let (owner, spheres): (Vec<u32>, Vec<BodyParticle>) = (reach.surface)().into_iter().unzip();
         let pairs: Vec<Contact> = self.solver.find_contacts(&spheres)?;
-        let mut out = Vec::new();
+        out.clear();
         // Pairs come sorted by liquid id, then body particle (so by body): one run per
         // candidate.
         let mut start = 0;
@@ -136,7 +136,7 @@ impl Liquid for GpuLiquid {
         }
         // The CPU backend orders them by body, then slot; so does this one.
         out.sort_by_key(|n| (n.body, n.slot));
-        Ok(out)
+        Ok(())
     }
 
     fn apply_impulses(&mut self, dv: &[(u32, Vec3A)], dt: f32) -> Result<()> {

@@ -88,15 +88,17 @@ impl JointError {
 #[derive(Debug, Clone, Default)]
 pub struct ErrorPeaks {
     peaks: Vec<JointError>,
+    /// The poses observed (a buffer kept between steps).
+    poses: Vec<Pose>,
 }
 
 impl ErrorPeaks {
     /// Fold the joints' errors now into the peaks.
     pub fn observe(&mut self, joints: &[Joint], bodies: &[RigidBody]) {
         self.peaks.resize(joints.len(), JointError::default());
-        let poses = Pose::of_all(bodies);
+        Pose::of_all_into(bodies, &mut self.poses);
         for (p, j) in self.peaks.iter_mut().zip(joints) {
-            *p = p.peak(j.error(&poses));
+            *p = p.peak(j.error(&self.poses));
         }
     }
 
@@ -107,7 +109,10 @@ impl ErrorPeaks {
 
     /// Peaks as [`ErrorPeaks::peaks`] gave them (from a checkpoint).
     pub fn from_peaks(peaks: Vec<JointError>) -> ErrorPeaks {
-        ErrorPeaks { peaks }
+        ErrorPeaks {
+            peaks,
+            poses: Vec::new(),
+        }
     }
 
     /// The peaks so far (one per joint observed), and start over.
@@ -140,13 +145,18 @@ impl Pose {
 
     /// Every body's current pose.
     pub fn of_all(bodies: &[RigidBody]) -> Vec<Pose> {
-        bodies
-            .iter()
-            .map(|b| Pose {
-                x: b.state.x,
-                q: b.state.q,
-            })
-            .collect()
+        let mut out = Vec::new();
+        Pose::of_all_into(bodies, &mut out);
+        out
+    }
+
+    /// [`Pose::of_all`] into `out` (cleared first).
+    pub fn of_all_into(bodies: &[RigidBody], out: &mut Vec<Pose>) {
+        out.clear();
+        out.extend(bodies.iter().map(|b| Pose {
+            x: b.state.x,
+            q: b.state.q,
+        }));
     }
 }
 

@@ -9,8 +9,8 @@ pub mod projection;
 pub mod rows;
 
 pub use joint::{ErrorPeaks, Joint, JointError, JointKind, Pose};
-pub use projection::project;
-pub use rows::append_rows;
+pub use projection::{Projection, project, project_with};
+pub use rows::{JointBuffers, append_rows, append_rows_with};
 
 /// Whether any of `joints` links bodies `a` and `b`; such bodies do not collide with each other.
 pub fn linked(joints: &[Joint], a: usize, b: usize) -> bool {

@@ -3,6 +3,7 @@
 //! velocities.
 use super::joint::{Joint, Pose};
 use super::rows::{moves, rows_at};
+use crate::lcp::block_pivot::BlockPivotSolver;
 use crate::lcp::{self, StructuredProblem, body_inverse_mass};
 use crate::rigid::RigidBody;
 use glam::{DQuat, DVec3};
@@ -14,14 +15,36 @@ use glam::{DQuat, DVec3};
 /// Newton-iterated until it is within [`PROJECTION_TOLERANCE`]. Velocities are left as they are.
 /// Returns false when a solve fails (the positions are then left for the next step's rows).
 pub fn project(bodies: &mut [RigidBody], joints: &[Joint]) -> bool {
+    project_with(bodies, joints, &mut Projection::default())
+}
+
+/// The buffers of [`project_with`] (its problem and solver among them), kept between steps.
+#[derive(Debug, Clone, Default)]
+pub struct Projection {
+    dyn_index: Vec<usize>,
+    dyn_bodies: Vec<usize>,
+    now: Vec<Pose>,
+    prob: StructuredProblem,
+    errors: Vec<f64>,
+    keep: Vec<f64>,
+    target: Vec<f64>,
+    solver: BlockPivotSolver,
+    imp: Vec<f64>,
+    dx: Vec<f64>,
+}
+
+/// [`project`] with the buffers of `buf`.
+pub fn project_with(bodies: &mut [RigidBody], joints: &[Joint], buf: &mut Projection) -> bool {
     if !joints
         .iter()
         .any(|j| moves(j, bodies) && j.stabilization > 0.0)
     {
         return true;
     }
-    let mut dyn_index = vec![usize::MAX; bodies.len()];
-    let mut dyn_bodies = Vec::new();
+    let (dyn_index, dyn_bodies) = (&mut buf.dyn_index, &mut buf.dyn_bodies);
+    dyn_index.clear();
+    dyn_index.resize(bodies.len(), usize::MAX);
+    dyn_bodies.clear();
     for (b, body) in bodies.iter().enumerate() {
         if body.dynamic {
             dyn_index[b] = dyn_bodies.len();
@@ -29,37 +52,55 @@ pub fn project(bodies: &mut [RigidBody], joints: &[Joint]) -> bool {
         }
     }
     // Each row's target, (1 - beta) C at the start (rows in the order built below).
-    let mut target: Option<Vec<f64>> = None;
+    let mut has_target = false;
+    let options = lcp::Options::default();
     for _ in 0..PROJECTION_ITERATIONS {
-        let now = Pose::of_all(bodies);
-        let mut prob = StructuredProblem::default();
-        for &b in &dyn_bodies {
+        Pose::of_all_into(bodies, &mut buf.now);
+        let prob = &mut buf.prob;
+        prob.body_inv_mass.clear();
+        prob.particle_inv_mass.clear();
+        prob.rows.clear();
+        for &b in dyn_bodies.iter() {
             let inv = bodies[b].world_inverse_inertia().to_cols_array();
             prob.body_inv_mass
                 .push(body_inverse_mass(bodies[b].mass(), inv));
         }
-        let mut errors = Vec::new();
-        let mut keep = Vec::new();
+        let (errors, keep) = (&mut buf.errors, &mut buf.keep);
+        errors.clear();
+        keep.clear();
         for joint in joints
             .iter()
             .filter(|j| moves(j, bodies) && j.stabilization > 0.0)
         {
-            let (rows, c_now, _) = rows_at(joint, bodies, dyn_index.as_slice(), &now);
-            for (row, c) in rows.into_iter().zip(c_now) {
+            let (c_now, _) = rows_at(
+                joint,
+                bodies,
+                dyn_index.as_slice(),
+                &buf.now,
+                &mut prob.rows,
+            );
+            for &c in c_now.iter() {
                 errors.push(c);
                 keep.push(1.0 - joint.stabilization);
-                prob.rows.push(row);
             }
         }
         // A limit row's error is the room left to its limit: only an overshoot (C < 0) is a
         // target to take back; inside the range the row holds C >= 0.
-        let target = target.get_or_insert_with(|| {
-            (prob.rows.iter().zip(&errors).zip(&keep))
-                .map(|((row, c), k)| k * if row.lo == 0.0 { c.min(0.0) } else { *c })
-                .collect()
-        });
+        if !has_target {
+            has_target = true;
+            buf.target.clear();
+            buf.target.extend(
+                (prob.rows.iter().zip(errors.iter()).zip(keep.iter()))
+                    .map(|((row, c), k)| k * if row.lo == 0.0 { c.min(0.0) } else { *c }),
+            );
+        }
         let mut worst = 0.0f64;
-        for ((row, c), t) in prob.rows.iter_mut().zip(&errors).zip(target.iter()) {
+        for ((row, c), t) in prob
+            .rows
+            .iter_mut()
+            .zip(errors.iter())
+            .zip(buf.target.iter())
+        {
             row.q = c - t;
             let off = if row.lo == 0.0 { -row.q } else { row.q.abs() };
             worst = worst.max(off);
@@ -67,13 +108,14 @@ pub fn project(bodies: &mut [RigidBody], joints: &[Joint]) -> bool {
         if worst <= PROJECTION_TOLERANCE {
             break;
         }
-        let Ok(sol) = lcp::block_pivot(&prob, &lcp::Options::default()) else {
+        let Ok(sol) = buf.solver.solve(prob, &options) else {
             return false;
         };
         if !sol.is_solved() {
             return false;
         }
-        let dx = prob.body_velocity(&sol.z);
+        prob.body_velocity_into(&sol.z, &mut buf.imp, &mut buf.dx);
+        let dx = &buf.dx;
         for (d, &b) in dyn_bodies.iter().enumerate() {
             let s = &dx[6 * d..6 * d + 6];
             let body = &mut bodies[b];

@@ -43,13 +43,46 @@ fn trial_pose(body: &RigidBody, dt: f64) -> Pose {
 /// A joint's rows: their directions (at the current poses), whether each is unilateral, and
 /// the two directions normal to a hinge's axis, fixed in end 0's frame.
 pub(crate) struct Layout {
-    rows: Vec<(Direction, bool)>,
+    rows: [(Direction, bool); MAX_ROWS],
+    len: usize,
     normals: [DVec3; 2],
+}
+
+/// The most rows a joint has (a hinge with limits: three for the anchors, two for the axis,
+/// two for the limits).
+const MAX_ROWS: usize = 7;
+
+/// Up to [`MAX_ROWS`] numbers, held inline: a joint's row errors.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RowErrors {
+    c: [f64; MAX_ROWS],
+    len: usize,
+}
+
+impl RowErrors {
+    fn extend(&mut self, values: impl IntoIterator<Item = f64>) {
+        for v in values {
+            self.c[self.len] = v;
+            self.len += 1;
+        }
+    }
+}
+
+impl std::ops::Deref for RowErrors {
+    type Target = [f64];
+
+    fn deref(&self) -> &[f64] {
+        &self.c[..self.len]
+    }
 }
 
 fn layout(joint: &Joint, now: &[Pose]) -> Layout {
     let gap = joint.anchor_world(0, now) - joint.anchor_world(1, now);
-    let mut rows = Vec::new();
+    let mut rows = Layout {
+        rows: [(Direction::Point(DVec3::ZERO), false); MAX_ROWS],
+        len: 0,
+        normals: [DVec3::ZERO; 2],
+    };
     let mut normals = [DVec3::ZERO; 2];
     match joint.kind {
         JointKind::Distance { .. } => {
@@ -78,16 +111,31 @@ fn layout(joint: &Joint, now: &[Pose]) -> Layout {
             rows.push((Direction::Angular(-a1), true));
         }
     }
-    Layout { rows, normals }
+    rows.normals = normals;
+    rows
+}
+
+impl Layout {
+    fn push(&mut self, row: (Direction, bool)) {
+        self.rows[self.len] = row;
+        self.len += 1;
+    }
+
+    fn rows(&self) -> &[(Direction, bool)] {
+        &self.rows[..self.len]
+    }
 }
 
 /// The error of each row of `layout` with the bodies at `poses` (zero when the joint holds; a
 /// limit row's error is the room left to the limit, >= 0 inside the range).
-fn errors(joint: &Joint, layout: &Layout, poses: &[Pose]) -> Vec<f64> {
+fn errors(joint: &Joint, layout: &Layout, poses: &[Pose]) -> RowErrors {
     let gap = joint.anchor_world(0, poses) - joint.anchor_world(1, poses);
-    let mut c = Vec::with_capacity(layout.rows.len());
+    let mut c = RowErrors {
+        c: [0.0; MAX_ROWS],
+        len: 0,
+    };
     match joint.kind {
-        JointKind::Distance { length } => c.push(gap.length() - length),
+        JointKind::Distance { length } => c.extend([gap.length() - length]),
         JointKind::Ball | JointKind::Hinge { .. } => c.extend(gap.to_array()),
     }
     if let JointKind::Hinge { limits } = joint.kind {
@@ -104,18 +152,18 @@ fn errors(joint: &Joint, layout: &Layout, poses: &[Pose]) -> Vec<f64> {
 
 /// A joint's rows at the current poses `now`, coupled to its dynamic ends (`dyn_index` maps a
 /// body to its index among the problem's dynamic bodies), each with its error at `now` and
-/// whether it is unilateral; q is left at zero for the caller. The layout is returned for
-/// [`errors`] at other poses.
+/// whether it is unilateral; q is left at zero for the caller. The rows are appended to
+/// `rows`; the errors are returned with the layout, for [`errors`] at other poses.
 pub(crate) fn rows_at(
     joint: &Joint,
     bodies: &[RigidBody],
     dyn_index: &[usize],
     now: &[Pose],
-) -> (Vec<StructuredRow>, Vec<f64>, Layout) {
+    rows: &mut Vec<StructuredRow>,
+) -> (RowErrors, Layout) {
     let layout = layout(joint, now);
     let c_now = errors(joint, &layout, now);
-    let mut rows = Vec::with_capacity(layout.rows.len());
-    for &(dir, unilateral) in &layout.rows {
+    for &(dir, unilateral) in layout.rows() {
         let lo = if unilateral { 0.0 } else { f64::NEG_INFINITY };
         let mut row = StructuredRow::contact(0.0).with_bounds(lo, f64::INFINITY);
         for (k, sign) in [(0, 1.0), (1, -1.0)] {
@@ -138,7 +186,7 @@ pub(crate) fn rows_at(
         }
         rows.push(row);
     }
-    (rows, c_now, layout)
+    (c_now, layout)
 }
 
 /// Whether a joint has a dynamic end (a joint between static ends holds nothing).
@@ -155,12 +203,42 @@ pub fn append_rows(
     joints: &[Joint],
     dt: f64,
 ) {
+    append_rows_with(
+        prob,
+        bodies,
+        dyn_index,
+        joints,
+        dt,
+        &mut JointBuffers::default(),
+    );
+}
+
+/// The buffers of [`append_rows_with`], kept between steps.
+#[derive(Debug, Clone, Default)]
+pub struct JointBuffers {
+    now: Vec<Pose>,
+    trial: Vec<Pose>,
+    stepped: Vec<bool>,
+}
+
+/// [`append_rows`] with the buffers of `buf`.
+pub fn append_rows_with(
+    prob: &mut StructuredProblem,
+    bodies: &[RigidBody],
+    dyn_index: &[usize],
+    joints: &[Joint],
+    dt: f64,
+    buf: &mut JointBuffers,
+) {
     if joints.is_empty() {
         return;
     }
-    let now = Pose::of_all(bodies);
-    let mut trial = now.clone();
-    let mut stepped = vec![false; bodies.len()];
+    let (now, trial, stepped) = (&mut buf.now, &mut buf.trial, &mut buf.stepped);
+    Pose::of_all_into(bodies, now);
+    trial.clear();
+    trial.extend_from_slice(now);
+    stepped.clear();
+    stepped.resize(bodies.len(), false);
     for b in joints.iter().flat_map(|j| j.ends.into_iter().flatten()) {
         if !stepped[b] {
             trial[b] = trial_pose(&bodies[b], dt);
@@ -168,10 +246,11 @@ pub fn append_rows(
         }
     }
     for joint in joints.iter().filter(|j| moves(j, bodies)) {
-        let (rows, c_now, layout) = rows_at(joint, bodies, dyn_index, &now);
-        let c_trial = errors(joint, &layout, &trial);
+        let start = prob.rows.len();
+        let (c_now, layout) = rows_at(joint, bodies, dyn_index, now, &mut prob.rows);
+        let c_trial = errors(joint, &layout, trial);
         let keep = 1.0 - joint.stabilization;
-        for (i, mut row) in rows.into_iter().enumerate() {
+        for (i, row) in prob.rows[start..].iter_mut().enumerate() {
             // A limit's room may close entirely inside the range; an overshoot is taken back
             // like any other error.
             let already = if row.lo == 0.0 {
@@ -180,7 +259,6 @@ pub fn append_rows(
                 c_now[i]
             };
             row.q = (c_trial[i] - keep * already) / dt;
-            prob.rows.push(row);
         }
     }
 }
@@ -279,7 +357,8 @@ mod tests {
                     joint.reference = DQuat::from_axis_angle(joint.axes[1], 0.5).conjugate() * rel;
                     assert!((joint.angle(&now) - 0.5).abs() < 1e-12);
                 }
-                let (rows, c_now, layout) = rows_at(&joint, &bodies, &dyn_index, &now);
+                let mut rows = Vec::new();
+                let (c_now, layout) = rows_at(&joint, &bodies, &dyn_index, &now, &mut rows);
                 assert_eq!(rows.len(), kind.rows(), "{}", kind.name());
                 assert_eq!(c_now, errors(&joint, &layout, &now));
                 let h = 1e-6;

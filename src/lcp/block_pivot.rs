@@ -15,11 +15,10 @@ use super::boxed::boxed_fixed;
 use super::dantzig::{Warm, dantzig_guarded};
 use super::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
 use super::options::Options;
-use super::problem::effective_bounds;
+use super::problem::effective_bounds_into;
 use super::solution::{Outcome, Residuals, Solution};
-use super::structured::StructuredProblem;
+use super::structured::{StructuredProblem, StructuredScratch};
 use model::Model;
-use std::collections::HashSet;
 
 mod model;
 
@@ -28,26 +27,74 @@ const DENSE_FALLBACK_ROWS: usize = 3000;
 
 /// Solve a structured LCP exactly by block pivoting. Errors only on malformed problems.
 pub fn block_pivot(problem: &StructuredProblem, options: &Options) -> crate::Result<Solution> {
-    problem.validate().map_err(crate::Error::Input)?;
-    let mut sol = BlockPivot::new(problem).solve(options);
-    if sol.outcome != Outcome::Solved && problem.len() <= DENSE_FALLBACK_ROWS {
-        // The guard of last resort: single-index pivoting on the densified problem.
-        let dense = dantzig_guarded(&problem.to_dense(), options);
-        if dense.outcome == Outcome::Solved {
-            sol = finish(
-                problem,
-                dense.z,
-                Outcome::Solved,
-                sol.pivots + dense.pivots,
-                sol.iterations,
-            );
+    let mut solver = BlockPivotSolver::default();
+    solver.solve(problem, options)?;
+    Ok(solver.solution)
+}
+
+/// The block-pivoting solver with its buffers, kept between solves (the coupling keeps one), so
+/// that a solve allocates only where a problem outgrows the largest one before it.
+#[derive(Debug, Clone)]
+pub struct BlockPivotSolver {
+    parts: Parts,
+    scratch: Scratch,
+    solution: Solution,
+}
+
+impl Default for BlockPivotSolver {
+    fn default() -> Self {
+        Self {
+            parts: Parts::default(),
+            scratch: Scratch::default(),
+            solution: Solution {
+                outcome: Outcome::Solved,
+                z: Vec::new(),
+                w: Vec::new(),
+                pivots: 0,
+                iterations: 0,
+                residuals: Residuals::default(),
+            },
         }
     }
-    Ok(sol)
+}
+
+impl BlockPivotSolver {
+    /// Solve a structured LCP exactly by block pivoting (as [`block_pivot`]); the solution
+    /// lives until the next solve. Errors only on malformed problems.
+    pub fn solve(
+        &mut self,
+        problem: &StructuredProblem,
+        options: &Options,
+    ) -> crate::Result<&Solution> {
+        problem
+            .validate_with(&mut self.scratch.structured)
+            .map_err(crate::Error::Input)?;
+        let bp = BlockPivot::new(problem, std::mem::take(&mut self.parts), &mut self.scratch);
+        bp.solve(options, &mut self.scratch, &mut self.solution);
+        self.parts = bp.into_parts();
+        let sol = &mut self.solution;
+        if sol.outcome != Outcome::Solved && problem.len() <= DENSE_FALLBACK_ROWS {
+            // The guard of last resort: single-index pivoting on the densified problem.
+            let dense = dantzig_guarded(&problem.to_dense(), options);
+            if dense.outcome == Outcome::Solved {
+                sol.z = dense.z;
+                finish(
+                    problem,
+                    Outcome::Solved,
+                    sol.pivots + dense.pivots,
+                    sol.iterations,
+                    &mut self.scratch,
+                    sol,
+                );
+            }
+        }
+        Ok(&self.solution)
+    }
 }
 
 /// Liquid rows in flat arrays: the problem row, the number of bodies, the bodies, their
 /// Jacobian rows, `D_ii` and its inverse, and q.
+#[derive(Debug, Clone, Default)]
 struct Liquid {
     row: Vec<usize>,
     nb: Vec<u8>,
@@ -62,6 +109,77 @@ struct Liquid {
     two_body: std::ops::Range<usize>,
 }
 
+/// A solver's description of one problem, kept between solves for its buffers.
+#[derive(Debug, Clone, Default)]
+struct Parts {
+    minv: Vec<[f64; 36]>,
+    liq: Liquid,
+    exact: Vec<usize>,
+    particle_groups: Vec<Vec<usize>>,
+    local_friction: Vec<Option<usize>>,
+}
+
+/// A solve's scratch buffers, kept between solves.
+#[derive(Debug, Clone)]
+struct Scratch {
+    structured: StructuredScratch,
+    m6: DenseMatrix,
+    ch6: Cholesky,
+    count: Vec<usize>,
+    is_friction_target: Vec<bool>,
+    key: Vec<usize>,
+    start: Vec<usize>,
+    next: Vec<usize>,
+    order: Vec<usize>,
+    group_of: Vec<usize>,
+    pos: Vec<usize>,
+    lo0: Vec<f64>,
+    hi0: Vec<f64>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    f: Vec<f64>,
+    v: Vec<f64>,
+    vt: Vec<f64>,
+    zr: Vec<f64>,
+    active: Vec<bool>,
+    /// The liquid active sets models were built on, one after the other.
+    visited: Vec<bool>,
+    /// The model of the current active set.
+    model: Model,
+    /// The model's maximiser f*.
+    fstar: Vec<f64>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self {
+            structured: StructuredScratch::default(),
+            m6: DenseMatrix::zeros(0, 0),
+            ch6: Cholesky::empty(),
+            count: Vec::new(),
+            is_friction_target: Vec::new(),
+            key: Vec::new(),
+            start: Vec::new(),
+            next: Vec::new(),
+            order: Vec::new(),
+            group_of: Vec::new(),
+            pos: Vec::new(),
+            lo0: Vec::new(),
+            hi0: Vec::new(),
+            lo: Vec::new(),
+            hi: Vec::new(),
+            f: Vec::new(),
+            v: Vec::new(),
+            vt: Vec::new(),
+            zr: Vec::new(),
+            active: Vec::new(),
+            visited: Vec::new(),
+            model: Model::default(),
+            fstar: Vec::new(),
+        }
+    }
+}
+
 struct BlockPivot<'a> {
     p: &'a StructuredProblem,
     dim: usize,
@@ -71,53 +189,62 @@ struct BlockPivot<'a> {
     /// Exact rows (indices into the problem).
     exact: Vec<usize>,
     /// Exact rows (positions among them) that share a liquid particle, one list a particle:
-    /// D is non-zero only within these.
+    /// D is non-zero only within these (the first `groups` lists; the rest are spare).
     particle_groups: Vec<Vec<usize>>,
+    groups: usize,
     /// For each exact row, the exact-row position of its friction normal (friction normals are
     /// always exact rows), so friction is solved inside the small Dantzig problem.
     local_friction: Vec<Option<usize>>,
 }
 
 impl<'a> BlockPivot<'a> {
-    fn new(p: &'a StructuredProblem) -> Self {
+    /// The solver's description of `p`, in the buffers of `parts` and `s`.
+    fn new(p: &'a StructuredProblem, parts: Parts, s: &mut Scratch) -> Self {
+        let Parts {
+            mut minv,
+            mut liq,
+            mut exact,
+            mut particle_groups,
+            mut local_friction,
+        } = parts;
         let nb = p.body_inv_mass.len();
-        let minv = p
-            .body_inv_mass
-            .iter()
-            .map(|w| {
-                let m = DenseMatrix::from_row_major(6, 6, w.to_vec());
-                let ch = Cholesky::new(&m, 1e-13).expect("validated positive definite");
-                let mut out = [0.0; 36];
-                for c in 0..6 {
-                    let mut e = [0.0; 6];
-                    e[c] = 1.0;
-                    ch.solve_in_place(&mut e);
-                    for r in 0..6 {
-                        out[r * 6 + c] = e[r];
-                    }
+        minv.clear();
+        for w in &p.body_inv_mass {
+            s.m6.set_row_major(6, 6, w);
+            assert!(s.ch6.refactor(&s.m6, 1e-13), "validated positive definite");
+            let mut out = [0.0; 36];
+            for c in 0..6 {
+                let mut e = [0.0; 6];
+                e[c] = 1.0;
+                s.ch6.solve_in_place(&mut e);
+                for r in 0..6 {
+                    out[r * 6 + c] = e[r];
                 }
-                out
-            })
-            .collect();
-        let mut count = vec![0usize; p.particle_inv_mass.len()];
+            }
+            minv.push(out);
+        }
+        let count = &mut s.count;
+        count.clear();
+        count.resize(p.particle_inv_mass.len(), 0);
         for r in &p.rows {
             if let Some(t) = &r.particle {
                 count[t.particle] += 1;
             }
         }
-        let is_friction_target: Vec<bool> = {
-            let mut v = vec![false; p.len()];
-            for r in &p.rows {
-                if let Some(j) = r.friction {
-                    v[j] = true;
-                }
+        let is_friction_target = &mut s.is_friction_target;
+        is_friction_target.clear();
+        is_friction_target.resize(p.len(), false);
+        for r in &p.rows {
+            if let Some(j) = r.friction {
+                is_friction_target[j] = true;
             }
-            v
-        };
+        }
         // Liquid rows in the order single-body rows body by body, then two-body rows, then rows
         // on no dynamic body, so that the model sums each body's rows in one run.
-        let mut key = vec![usize::MAX; p.len()];
-        let mut exact = vec![];
+        let key = &mut s.key;
+        key.clear();
+        key.resize(p.len(), usize::MAX);
+        exact.clear();
         for (i, r) in p.rows.iter().enumerate() {
             let liquid = r
                 .particle
@@ -137,34 +264,37 @@ impl<'a> BlockPivot<'a> {
                 [None, None] => nb + 1,
             };
         }
-        let mut start = vec![0usize; nb + 3];
+        let start = &mut s.start;
+        start.clear();
+        start.resize(nb + 3, 0);
         for &k in key.iter().filter(|&&k| k != usize::MAX) {
             start[k + 1] += 1;
         }
         for k in 0..nb + 2 {
             start[k + 1] += start[k];
         }
-        let single = (0..nb).map(|b| start[b]..start[b + 1]).collect();
-        let two_body = start[nb]..start[nb + 1];
+        liq.single.clear();
+        liq.single.extend((0..nb).map(|b| start[b]..start[b + 1]));
+        liq.two_body = start[nb]..start[nb + 1];
         let nl = start[nb + 2];
-        let mut order = vec![0usize; nl];
-        let mut next = start.clone();
+        let order = &mut s.order;
+        order.clear();
+        order.resize(nl, 0);
+        let next = &mut s.next;
+        next.clear();
+        next.extend_from_slice(start);
         for (i, &k) in key.iter().enumerate().filter(|(_, k)| **k != usize::MAX) {
             order[next[k]] = i;
             next[k] += 1;
         }
-        let mut liq = Liquid {
-            row: Vec::with_capacity(nl),
-            nb: Vec::with_capacity(nl),
-            body: Vec::with_capacity(nl),
-            j: Vec::with_capacity(nl),
-            d: Vec::with_capacity(nl),
-            inv_d: Vec::with_capacity(nl),
-            q: Vec::with_capacity(nl),
-            single,
-            two_body,
-        };
-        for i in order {
+        liq.row.clear();
+        liq.nb.clear();
+        liq.body.clear();
+        liq.j.clear();
+        liq.d.clear();
+        liq.inv_d.clear();
+        liq.q.clear();
+        for &i in order.iter() {
             let r = &p.rows[i];
             let t = r.particle.as_ref().expect("liquid row");
             let mut js = [0.0; 12];
@@ -184,25 +314,31 @@ impl<'a> BlockPivot<'a> {
             liq.inv_d.push(1.0 / d);
             liq.q.push(r.q);
         }
-        let mut group_of = vec![usize::MAX; p.particle_inv_mass.len()];
-        let mut particle_groups: Vec<Vec<usize>> = Vec::new();
+        let group_of = &mut s.group_of;
+        group_of.clear();
+        group_of.resize(p.particle_inv_mass.len(), usize::MAX);
+        let mut groups = 0;
         for (a, &i) in exact.iter().enumerate() {
             if let Some(t) = &p.rows[i].particle {
                 if group_of[t.particle] == usize::MAX {
-                    group_of[t.particle] = particle_groups.len();
-                    particle_groups.push(Vec::new());
+                    group_of[t.particle] = groups;
+                    if groups == particle_groups.len() {
+                        particle_groups.push(Vec::new());
+                    }
+                    particle_groups[groups].clear();
+                    groups += 1;
                 }
                 particle_groups[group_of[t.particle]].push(a);
             }
         }
-        let mut pos = vec![usize::MAX; p.len()];
+        let pos = &mut s.pos;
+        pos.clear();
+        pos.resize(p.len(), usize::MAX);
         for (a, &i) in exact.iter().enumerate() {
             pos[i] = a;
         }
-        let local_friction = exact
-            .iter()
-            .map(|&i| p.rows[i].friction.map(|j| pos[j]))
-            .collect();
+        local_friction.clear();
+        local_friction.extend(exact.iter().map(|&i| p.rows[i].friction.map(|j| pos[j])));
         BlockPivot {
             p,
             dim: 6 * nb,
@@ -210,8 +346,25 @@ impl<'a> BlockPivot<'a> {
             liq,
             exact,
             particle_groups,
+            groups,
             local_friction,
         }
+    }
+
+    /// The buffers, for the next problem.
+    fn into_parts(self) -> Parts {
+        Parts {
+            minv: self.minv,
+            liq: self.liq,
+            exact: self.exact,
+            particle_groups: self.particle_groups,
+            local_friction: self.local_friction,
+        }
+    }
+
+    /// The exact rows that share a liquid particle, one list a particle.
+    fn groups(&self) -> &[Vec<usize>] {
+        &self.particle_groups[..self.groups]
     }
 
     /// `D_ab` between exact rows a and b (positions among them): `n_a.n_b / m` on a shared
@@ -285,7 +438,7 @@ impl<'a> BlockPivot<'a> {
             }
         }
         // Rows on a particle: min over the box of z^T D z / 2 + v^T z for each particle's rows.
-        for members in &self.particle_groups {
+        for members in self.groups() {
             let k = members.len();
             let mut dm = DenseMatrix::zeros(k, k);
             let mut v = vec![0.0; k];
@@ -320,92 +473,114 @@ impl<'a> BlockPivot<'a> {
         s + self.exact_value(f, lo, hi)
     }
 
-    fn solve(&self, options: &Options) -> Solution {
+    /// Solve into `sol`, with the buffers of `s`.
+    fn solve(&self, options: &Options, s: &mut Scratch, sol: &mut Solution) {
         let n = self.p.len();
         let ne = self.exact.len();
         // The exact rows' own bounds (coefficients for friction rows).
-        let lo0: Vec<f64> = self.exact.iter().map(|&i| self.p.rows[i].lo).collect();
-        let hi0: Vec<f64> = self.exact.iter().map(|&i| self.p.rows[i].hi).collect();
+        s.lo0.clear();
+        s.lo0.extend(self.exact.iter().map(|&i| self.p.rows[i].lo));
+        s.hi0.clear();
+        s.hi0.extend(self.exact.iter().map(|&i| self.p.rows[i].hi));
         let has_friction = self.local_friction.iter().any(Option::is_some);
         // At f = 0 the liquid rows' v is their q.
-        let mut f = vec![0.0; self.dim];
-        let mut v = self.liq.q.clone();
-        let mut vt = vec![0.0; v.len()];
-        let mut zr: Vec<f64> = vec![0.0; ne];
+        let (f, v, vt, zr) = (&mut s.f, &mut s.v, &mut s.vt, &mut s.zr);
+        f.clear();
+        f.resize(self.dim, 0.0);
+        v.clear();
+        v.extend_from_slice(&self.liq.q);
+        vt.clear();
+        vt.resize(v.len(), 0.0);
+        zr.clear();
+        zr.resize(ne, 0.0);
         let mut pivots = 0;
         let mut iterations = 0;
-        let mut model: Option<Model> = None;
+        // Whether `s.model` holds this solve's model.
+        let mut built = false;
         // The exact rows' index sets from the previous step: a warm start for the next.
         let mut warm: Option<Warm> = None;
         // The exact rows' bounds in force (friction rows follow their normal's latest value).
-        let (mut lo, mut hi) = effective_bounds(&lo0, &hi0, &self.local_friction, &zr);
-        // The liquid active sets models were built on (kept only with friction).
-        let mut visited: HashSet<Vec<bool>> = HashSet::new();
+        let (lo, hi) = (&mut s.lo, &mut s.hi);
+        effective_bounds_into(&s.lo0, &s.hi0, &self.local_friction, zr, lo, hi);
+        // The liquid active sets models were built on (kept only with friction), one after
+        // the other.
+        let nl = v.len();
+        s.visited.clear();
         let outcome = loop {
             if iterations >= options.max_block_pivot_steps {
                 break Outcome::PivotLimit;
             }
             iterations += 1;
             // Rebuild the model only when the active set has changed.
-            let same_model = model
-                .as_ref()
-                .is_some_and(|m| v.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a));
+            let same_model = built && v.iter().zip(&s.model.active).all(|(&x, &a)| (x < 0.0) == a);
             if !same_model {
                 // With friction the dual is no merit function and the steps can cycle between
                 // active sets; a problem small enough for the dense guard is handed to it.
                 if has_friction && self.p.len() <= DENSE_FALLBACK_ROWS {
-                    let active: Vec<bool> = v.iter().map(|&x| x < 0.0).collect();
-                    if !visited.insert(active) {
+                    s.active.clear();
+                    s.active.extend(v.iter().map(|&x| x < 0.0));
+                    let seen = nl > 0 && s.visited.chunks_exact(nl).any(|a| a == s.active)
+                        || nl == 0 && !s.visited.is_empty();
+                    if seen {
                         break Outcome::PivotLimit;
                     }
+                    s.visited.extend_from_slice(&s.active);
+                    if nl == 0 {
+                        // The empty set, visited: a marker.
+                        s.visited.push(true);
+                    }
                 }
-                model = match self.build_model(&v) {
-                    Ok(m) => Some(m),
+                match self.build_model(v, &mut s.model) {
+                    Ok(()) => built = true,
                     Err(o) => break o,
-                };
+                }
             }
-            let m = model.as_ref().expect("model built");
-            let (fstar, zrs) = match self.model_step(m, &lo, &hi, options, &mut pivots, &mut warm) {
+            let m = &s.model;
+            let fstar = &mut s.fstar;
+            let zrs = match self.model_step(m, lo, hi, options, &mut pivots, &mut warm, fstar) {
                 Ok(x) => x,
                 Err(o) => break o,
             };
             if has_friction {
-                (lo, hi) = effective_bounds(&lo0, &hi0, &self.local_friction, &zrs);
+                effective_bounds_into(&s.lo0, &s.hi0, &self.local_friction, &zrs, lo, hi);
             }
             // A full step that keeps the active set is the exact solution: take it.
-            self.liquid_v(&fstar, &mut vt);
+            self.liquid_v(fstar, vt);
             let repeats = vt.iter().zip(&m.active).all(|(&x, &a)| (x < 0.0) == a);
             let t = if iterations == 1 || repeats {
                 1.0
             } else {
-                match self.line_search(&f, &v, &fstar, &vt, (&lo, &hi)) {
+                match self.line_search(f, v, fstar, vt, (lo, hi)) {
                     Some(t) => t,
                     None => break Outcome::Singular,
                 }
             };
-            zr = zrs;
+            zr.clear();
+            zr.extend_from_slice(&zrs);
             if t == 1.0 {
                 // vt holds v at f*.
-                f = fstar;
-                std::mem::swap(&mut v, &mut vt);
+                std::mem::swap(f, fstar);
+                std::mem::swap(v, vt);
             } else {
-                for (fk, sk) in f.iter_mut().zip(&fstar) {
+                for (fk, sk) in f.iter_mut().zip(fstar.iter()) {
                     *fk += t * (sk - *fk);
                 }
-                self.liquid_v(&f, &mut v);
+                self.liquid_v(f, v);
             }
             if repeats {
                 break Outcome::Solved;
             }
         };
-        let mut z = vec![0.0; n];
+        let z = &mut sol.z;
+        z.clear();
+        z.resize(n, 0.0);
         for (l, &vl) in v.iter().enumerate() {
             z[self.liq.row[l]] = (-vl / self.liq.d[l]).max(0.0);
         }
         for (a, &i) in self.exact.iter().enumerate() {
             z[i] = zr[a];
         }
-        finish(self.p, z, outcome, pivots, iterations)
+        finish(self.p, outcome, pivots, iterations, s, sol);
     }
 
     /// Backtracking on the dual from f (liquid v there: `v`) towards f* (`vstar`): the
@@ -462,32 +637,29 @@ impl<'a> BlockPivot<'a> {
     }
 }
 
-/// Build the solution: w recomputed structurally from z, residuals against the bounds in force.
+/// Finish the solution whose z is `sol.z`: w recomputed structurally from z, residuals against
+/// the bounds in force (with the buffers of `s`).
 fn finish(
     p: &StructuredProblem,
-    z: Vec<f64>,
     outcome: Outcome,
     pivots: usize,
     iterations: usize,
-) -> Solution {
-    let w = p.w(&z);
-    let lo0: Vec<f64> = p.rows.iter().map(|r| r.lo).collect();
-    let hi0: Vec<f64> = p.rows.iter().map(|r| r.hi).collect();
-    let fr: Vec<Option<usize>> = p.rows.iter().map(|r| r.friction).collect();
-    let (lo, hi) = effective_bounds(&lo0, &hi0, &fr, &z);
+    s: &mut Scratch,
+    sol: &mut Solution,
+) {
+    p.w_into(&sol.z, &mut s.structured, &mut sol.w);
+    p.columns_into(&mut s.structured);
+    let st = &s.structured;
+    effective_bounds_into(&st.lo, &st.hi, &st.fr, &sol.z, &mut s.lo, &mut s.hi);
     // Scale of w: the larger of |q| and |A z|.
     let scale = p
         .rows
         .iter()
-        .zip(&w)
+        .zip(&sol.w)
         .fold(0.0f64, |s, (r, &wi)| s.max(r.q.abs()).max((wi - r.q).abs()));
-    let residuals = Residuals::compute(&z, &w, &lo, &hi, scale);
-    Solution {
-        outcome: outcome.judged(&residuals),
-        z,
-        w,
-        pivots,
-        iterations,
-        residuals,
-    }
+    let residuals = Residuals::compute(&sol.z, &sol.w, &s.lo, &s.hi, scale);
+    sol.outcome = outcome.judged(&residuals);
+    sol.pivots = pivots;
+    sol.iterations = iterations;
+    sol.residuals = residuals;
 }

@@ -77,11 +77,18 @@ enum Block {
     Unclamp(usize),
 }
 
-/// The inverse of M restricted to the clamped set, kept up to date by bordering.
+/// The inverse of M restricted to the clamped set, kept up to date by bordering (with scratch
+/// buffers, so that a bordering allocates only when the set outgrows them).
 #[derive(Default)]
 struct ClampedInverse {
     idx: Vec<usize>,
     inv: Vec<f64>,
+    b: Vec<f64>,
+    r: Vec<f64>,
+    u: Vec<f64>,
+    v: Vec<f64>,
+    /// The next inverse, swapped with `inv`.
+    next: Vec<f64>,
 }
 
 impl ClampedInverse {
@@ -93,20 +100,24 @@ impl ClampedInverse {
     /// [`Singular`]).
     fn add(&mut self, m: &DenseMatrix, i: usize, tol: Singular) -> bool {
         let k = self.k();
-        let b: Vec<f64> = self.idx.iter().map(|&c| m[(c, i)]).collect();
-        let r: Vec<f64> = self.idx.iter().map(|&c| m[(i, c)]).collect();
-        let u: Vec<f64> = (0..k)
-            .map(|a| dot(&self.inv[a * k..(a + 1) * k], &b))
-            .collect();
-        let v: Vec<f64> = (0..k)
-            .map(|c| (0..k).map(|a| r[a] * self.inv[a * k + c]).sum())
-            .collect();
-        let s = m[(i, i)] - dot(&r, &u);
+        let (b, r, u, v) = (&mut self.b, &mut self.r, &mut self.u, &mut self.v);
+        b.clear();
+        b.extend(self.idx.iter().map(|&c| m[(c, i)]));
+        r.clear();
+        r.extend(self.idx.iter().map(|&c| m[(i, c)]));
+        let old = &self.inv;
+        u.clear();
+        u.extend((0..k).map(|a| dot(&old[a * k..(a + 1) * k], b)));
+        v.clear();
+        v.extend((0..k).map(|c| (0..k).map(|a| r[a] * old[a * k + c]).sum::<f64>()));
+        let s = m[(i, i)] - dot(r, u);
         if s.abs() <= tol.limit(m, i) || !s.is_finite() {
             return false;
         }
         let k1 = k + 1;
-        let mut inv = vec![0.0; k1 * k1];
+        let inv = &mut self.next;
+        inv.clear();
+        inv.resize(k1 * k1, 0.0);
         for a in 0..k {
             for c in 0..k {
                 inv[a * k1 + c] = self.inv[a * k + c] + u[a] * v[c] / s;
@@ -115,7 +126,7 @@ impl ClampedInverse {
             inv[k * k1 + a] = -v[a] / s;
         }
         inv[k * k1 + k] = 1.0 / s;
-        self.inv = inv;
+        std::mem::swap(&mut self.inv, &mut self.next);
         self.idx.push(i);
         true
     }
@@ -149,13 +160,14 @@ impl ClampedInverse {
     fn remove(&mut self, p: usize) {
         let k = self.k();
         let piv = self.inv[p * k + p];
-        let mut inv = Vec::with_capacity((k - 1) * (k - 1));
+        let (old, inv) = (&self.inv, &mut self.next);
+        inv.clear();
         for a in (0..k).filter(|&a| a != p) {
             for c in (0..k).filter(|&c| c != p) {
-                inv.push(self.inv[a * k + c] - self.inv[a * k + p] * self.inv[p * k + c] / piv);
+                inv.push(old[a * k + c] - old[a * k + p] * old[p * k + c] / piv);
             }
         }
-        self.inv = inv;
+        std::mem::swap(&mut self.inv, &mut self.next);
         self.idx.remove(p);
     }
 }
@@ -228,6 +240,7 @@ pub(crate) fn boxed_solve(
         .collect();
     let mut dz = vec![0.0; n];
     let mut dw = vec![0.0; n];
+    let mut mcd: Vec<f64> = Vec::new();
     let start = *pivots;
     for &d in &order {
         if state[d] != State::Waiting {
@@ -270,7 +283,8 @@ pub(crate) fn boxed_solve(
             let s = if wd < 0.0 { 1.0 } else { -1.0 };
             // Direction: dz_d = s, dz_C = -inv M_Cd s, dw = M dz.
             let k = cl.k();
-            let mcd: Vec<f64> = cl.idx.iter().map(|&c| m[(c, d)]).collect();
+            mcd.clear();
+            mcd.extend(cl.idx.iter().map(|&c| m[(c, d)]));
             dz.iter_mut().for_each(|v| *v = 0.0);
             dz[d] = s;
             for a in 0..k {

@@ -18,6 +18,28 @@ impl DenseMatrix {
         }
     }
 
+    /// Make this an all-zero matrix of the given shape, keeping the buffer.
+    pub fn reset(&mut self, rows: usize, cols: usize) {
+        self.rows = rows;
+        self.cols = cols;
+        self.data.clear();
+        self.data.resize(rows * cols, 0.0);
+    }
+
+    /// Make this the matrix of row-major `data`, keeping the buffer; panics if the length is
+    /// not rows * cols.
+    pub fn set_row_major(&mut self, rows: usize, cols: usize, data: &[f64]) {
+        assert_eq!(
+            data.len(),
+            rows * cols,
+            "row-major data of the wrong length"
+        );
+        self.rows = rows;
+        self.cols = cols;
+        self.data.clear();
+        self.data.extend_from_slice(data);
+    }
+
     /// The identity matrix of order n.
     pub fn identity(n: usize) -> Self {
         let mut m = Self::zeros(n, n);
@@ -253,14 +275,29 @@ impl Cholesky {
     /// Factor `a` (only its lower triangle is read); None if it is not numerically positive
     /// definite (a pivot at or below `rel_tol` times the largest diagonal entry).
     pub fn new(a: &DenseMatrix, rel_tol: f64) -> Option<Self> {
+        let mut ch = Self::empty();
+        ch.refactor(a, rel_tol).then_some(ch)
+    }
+
+    /// A factorisation of the empty matrix, to [`Cholesky::refactor`] later.
+    pub fn empty() -> Self {
+        Self {
+            l: DenseMatrix::zeros(0, 0),
+        }
+    }
+
+    /// Factor `a` as [`Cholesky::new`] does, into this factorisation's buffer; false (the
+    /// factorisation is then unusable) if `a` is not numerically positive definite.
+    pub fn refactor(&mut self, a: &DenseMatrix, rel_tol: f64) -> bool {
         let n = a.rows();
         let dmax = (0..n).fold(0.0f64, |m, i| m.max(a[(i, i)].abs()));
         let tol = rel_tol * dmax.max(f64::MIN_POSITIVE);
-        let mut l = DenseMatrix::zeros(n, n);
+        let l = &mut self.l;
+        l.reset(n, n);
         for j in 0..n {
             let d = a[(j, j)] - dot(&l.row(j)[..j], &l.row(j)[..j]);
             if d <= tol || !d.is_finite() {
-                return None;
+                return false;
             }
             let d = d.sqrt();
             l[(j, j)] = d;
@@ -269,7 +306,7 @@ impl Cholesky {
                 l[(i, j)] = s / d;
             }
         }
-        Some(Self { l })
+        true
     }
 
     /// Solve `a x = b` in place.

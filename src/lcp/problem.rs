@@ -147,8 +147,24 @@ pub(crate) fn effective_bounds(
     friction: &[Option<usize>],
     z: &[f64],
 ) -> (Vec<f64>, Vec<f64>) {
-    let mut l = lo.to_vec();
-    let mut h = hi.to_vec();
+    let (mut l, mut h) = (Vec::new(), Vec::new());
+    effective_bounds_into(lo, hi, friction, z, &mut l, &mut h);
+    (l, h)
+}
+
+/// [`effective_bounds`] into `l` and `h` (buffers kept by the caller).
+pub(crate) fn effective_bounds_into(
+    lo: &[f64],
+    hi: &[f64],
+    friction: &[Option<usize>],
+    z: &[f64],
+    l: &mut Vec<f64>,
+    h: &mut Vec<f64>,
+) {
+    l.clear();
+    l.extend_from_slice(lo);
+    h.clear();
+    h.extend_from_slice(hi);
     for (i, f) in friction.iter().enumerate() {
         if let Some(j) = *f {
             let s = z[j].max(0.0);
@@ -156,5 +172,4 @@ pub(crate) fn effective_bounds(
             h[i] = hi[i] * s;
         }
     }
-    (l, h)
 }

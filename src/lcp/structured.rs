@@ -4,7 +4,7 @@
 //! `D_ij = n_i.n_j / m_k`. J has at most two 6-vectors a row, one per dynamic body, and
 //! `W = blockdiag(M_b^-1)`. Rows without a particle term (body/body, body/wall, friction,
 //! joints) are the "Dantzig rows".
-use super::matrix::{DenseMatrix, dot, dot6, six};
+use super::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
 use super::problem::{DenseProblem, check_rows};
 
 /// A row's coupling to one dynamic body: the body's index and the 6 Jacobian numbers
@@ -106,6 +106,40 @@ pub struct StructuredProblem {
     pub rows: Vec<StructuredRow>,
 }
 
+/// The buffers of a structured problem's checks and products, kept between solves.
+#[derive(Debug, Clone)]
+pub struct StructuredScratch {
+    /// The rows' q, lo, hi and friction (see [`StructuredProblem::columns_into`]).
+    pub(crate) q: Vec<f64>,
+    /// The rows' lower bounds.
+    pub(crate) lo: Vec<f64>,
+    /// The rows' upper bounds.
+    pub(crate) hi: Vec<f64>,
+    /// The rows' friction normals.
+    pub(crate) fr: Vec<Option<usize>>,
+    m: DenseMatrix,
+    ch: Cholesky,
+    imp: Vec<f64>,
+    f: Vec<f64>,
+    pv: Vec<f64>,
+}
+
+impl Default for StructuredScratch {
+    fn default() -> Self {
+        Self {
+            q: Vec::new(),
+            lo: Vec::new(),
+            hi: Vec::new(),
+            fr: Vec::new(),
+            m: DenseMatrix::zeros(0, 0),
+            ch: Cholesky::empty(),
+            imp: Vec::new(),
+            f: Vec::new(),
+            pv: Vec::new(),
+        }
+    }
+}
+
 /// A rigid body's 6x6 inverse mass from its mass and world inverse inertia (row-major 3x3).
 pub fn body_inverse_mass(mass: f64, inv_inertia: [f64; 9]) -> [f64; 36] {
     let mut w = [0.0; 36];
@@ -136,6 +170,11 @@ impl StructuredProblem {
 
     /// Check indices, finiteness, symmetry and bounds; the message names the place.
     pub fn validate(&self) -> Result<(), String> {
+        self.validate_with(&mut StructuredScratch::default())
+    }
+
+    /// [`StructuredProblem::validate`] with the buffers of `s`.
+    pub fn validate_with(&self, s: &mut StructuredScratch) -> Result<(), String> {
         for (b, w) in self.body_inv_mass.iter().enumerate() {
             if w.iter().any(|v| !v.is_finite()) {
                 return Err(format!("bodies[{b}]: inverse mass has a non-finite entry"));
@@ -148,8 +187,8 @@ impl StructuredProblem {
                     }
                 }
             }
-            let m = DenseMatrix::from_row_major(6, 6, w.to_vec());
-            if super::matrix::Cholesky::new(&m, 1e-13).is_none() {
+            s.m.set_row_major(6, 6, w);
+            if !s.ch.refactor(&s.m, 1e-13) {
                 return Err(format!(
                     "bodies[{b}]: inverse mass is not positive definite"
                 ));
@@ -183,17 +222,34 @@ impl StructuredProblem {
                 }
             }
         }
-        let q = self.q();
-        let lo: Vec<f64> = self.rows.iter().map(|r| r.lo).collect();
-        let hi: Vec<f64> = self.rows.iter().map(|r| r.hi).collect();
-        let fr: Vec<Option<usize>> = self.rows.iter().map(|r| r.friction).collect();
-        check_rows(&q, &lo, &hi, &fr).map_err(|e| format!("rows: {e}"))
+        self.columns_into(s);
+        check_rows(&s.q, &s.lo, &s.hi, &s.fr).map_err(|e| format!("rows: {e}"))
+    }
+
+    /// The rows' q, lo, hi and friction into the buffers of `s`.
+    pub(crate) fn columns_into(&self, s: &mut StructuredScratch) {
+        s.q.clear();
+        s.q.extend(self.rows.iter().map(|r| r.q));
+        s.lo.clear();
+        s.lo.extend(self.rows.iter().map(|r| r.lo));
+        s.hi.clear();
+        s.hi.extend(self.rows.iter().map(|r| r.hi));
+        s.fr.clear();
+        s.fr.extend(self.rows.iter().map(|r| r.friction));
     }
 
     /// `f = W J^T z`: the velocity change of every body (6 numbers each).
     pub fn body_velocity(&self, z: &[f64]) -> Vec<f64> {
+        let mut f = Vec::new();
+        self.body_velocity_into(z, &mut Vec::new(), &mut f);
+        f
+    }
+
+    /// [`StructuredProblem::body_velocity`] into `f`, with `imp` as scratch.
+    pub fn body_velocity_into(&self, z: &[f64], imp: &mut Vec<f64>, f: &mut Vec<f64>) {
         let nb = self.body_inv_mass.len();
-        let mut imp = vec![0.0; 6 * nb];
+        imp.clear();
+        imp.resize(6 * nb, 0.0);
         for (r, &zi) in self.rows.iter().zip(z) {
             for t in r.body_terms() {
                 for c in 0..6 {
@@ -201,19 +257,27 @@ impl StructuredProblem {
                 }
             }
         }
-        let mut f = vec![0.0; 6 * nb];
+        f.clear();
+        f.resize(6 * nb, 0.0);
         for b in 0..nb {
             let w = &self.body_inv_mass[b];
             for i in 0..6 {
                 f[6 * b + i] = dot(&w[i * 6..i * 6 + 6], &imp[6 * b..6 * b + 6]);
             }
         }
-        f
     }
 
     /// The velocity change of every particle: `sum n_i z_i / m_k` (3 numbers each).
     pub fn particle_velocity(&self, z: &[f64]) -> Vec<f64> {
-        let mut v = vec![0.0; 3 * self.particle_inv_mass.len()];
+        let mut v = Vec::new();
+        self.particle_velocity_into(z, &mut v);
+        v
+    }
+
+    /// [`StructuredProblem::particle_velocity`] into `v`.
+    fn particle_velocity_into(&self, z: &[f64], v: &mut Vec<f64>) {
+        v.clear();
+        v.resize(3 * self.particle_inv_mass.len(), 0.0);
         for (r, &zi) in self.rows.iter().zip(z) {
             if let Some(p) = &r.particle {
                 let im = self.particle_inv_mass[p.particle];
@@ -222,26 +286,31 @@ impl StructuredProblem {
                 }
             }
         }
-        v
     }
 
     /// `w = A z + q`, computed in O(n) through the body and particle velocities.
     pub fn w(&self, z: &[f64]) -> Vec<f64> {
-        let f = self.body_velocity(z);
-        let pv = self.particle_velocity(z);
-        self.rows
-            .iter()
-            .map(|r| {
-                let mut w = r.q;
-                if let Some(p) = &r.particle {
-                    w += dot(&p.n, &pv[3 * p.particle..3 * p.particle + 3]);
-                }
-                for t in r.body_terms() {
-                    w += dot6(&t.j, six(&f, 6 * t.body));
-                }
-                w
-            })
-            .collect()
+        let mut w = Vec::new();
+        self.w_into(z, &mut StructuredScratch::default(), &mut w);
+        w
+    }
+
+    /// [`StructuredProblem::w`] into `out` (cleared first), with the buffers of `s`.
+    pub fn w_into(&self, z: &[f64], s: &mut StructuredScratch, out: &mut Vec<f64>) {
+        self.body_velocity_into(z, &mut s.imp, &mut s.f);
+        self.particle_velocity_into(z, &mut s.pv);
+        let (f, pv) = (&s.f, &s.pv);
+        out.clear();
+        out.extend(self.rows.iter().map(|r| {
+            let mut w = r.q;
+            if let Some(p) = &r.particle {
+                w += dot(&p.n, &pv[3 * p.particle..3 * p.particle + 3]);
+            }
+            for t in r.body_terms() {
+                w += dot6(&t.j, six(f, 6 * t.body));
+            }
+            w
+        }));
     }
 
     /// The matrix entry `A_ij`.

@@ -120,9 +120,10 @@ pub trait Liquid: std::fmt::Debug + Send {
     /// says how a device times its phases; the CPU uses the wall clock).
     fn step(&mut self, dt: f32, timing: Timing, times: &mut PhaseTimes) -> Result<()>;
 
-    /// The particles near the bodies, one entry per (body, particle) that may touch, in
-    /// order of body, then slot, on the current positions.
-    fn near_bodies(&mut self, reach: &BodyReach<'_>) -> Result<Vec<NearBody>>;
+    /// The particles near the bodies into `out` (cleared first; the caller keeps it between
+    /// steps), one entry per (body, particle) that may touch, in order of body, then slot, on
+    /// the current positions.
+    fn near_bodies(&mut self, reach: &BodyReach<'_>, out: &mut Vec<NearBody>) -> Result<()>;
 
     /// Add the velocity changes `dv` (slot, m/s; each slot at most once) to the particles,
     /// and move them by `dv dt`.

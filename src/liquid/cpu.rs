@@ -18,6 +18,9 @@ pub struct CpuLiquid {
     pub solver: LiquidSolver,
     /// The particles.
     pub particles: Particles,
+    /// Per particle, whether it lies in the body's ball being searched (`near_bodies`'s
+    /// buffer, kept between steps).
+    near: Vec<bool>,
 }
 
 impl CpuLiquid {
@@ -26,6 +29,7 @@ impl CpuLiquid {
         CpuLiquid {
             solver: LiquidSolver::new(params),
             particles,
+            near: Vec::new(),
         }
     }
 }
@@ -65,33 +69,35 @@ impl Liquid for CpuLiquid {
     }
 
     /// Every particle whose centre lies in a body's ball, body by body, in slot order.
-    fn near_bodies(&mut self, reach: &BodyReach<'_>) -> Result<Vec<NearBody>> {
-        let p = &self.particles;
-        Ok(reach
-            .balls
-            .iter()
-            .enumerate()
-            .flat_map(|(bi, &(centre, radius))| {
-                p.pos
-                    .par_iter()
+    fn near_bodies(&mut self, reach: &BodyReach<'_>, out: &mut Vec<NearBody>) -> Result<()> {
+        // Each body's ball tested in parallel into a flag per particle (a buffer kept between
+        // steps), then gathered in slot order.
+        let (p, near) = (&self.particles, &mut self.near);
+        near.clear();
+        near.resize(p.pos.len(), false);
+        out.clear();
+        for (bi, &(centre, radius)) in reach.balls.iter().enumerate() {
+            near.par_iter_mut()
+                .zip(p.pos.par_iter())
+                .for_each(|(f, x)| {
+                    let xw = DVec3::new(x.x as f64, x.y as f64, x.z as f64);
+                    *f = (xw - centre).length_squared() <= radius * radius;
+                });
+            out.extend(
+                near.iter()
                     .enumerate()
-                    .filter_map(|(slot, x)| {
-                        let xw = DVec3::new(x.x as f64, x.y as f64, x.z as f64);
-                        if (xw - centre).length_squared() > radius * radius {
-                            return None;
-                        }
-                        Some(NearBody {
-                            body: bi as u32,
-                            slot: slot as u32,
-                            id: p.id[slot],
-                            pos: *x,
-                            vel: p.vel[slot],
-                            phase: p.phase[slot],
-                        })
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect())
+                    .filter(|&(_, &f)| f)
+                    .map(|(slot, _)| NearBody {
+                        body: bi as u32,
+                        slot: slot as u32,
+                        id: p.id[slot],
+                        pos: p.pos[slot],
+                        vel: p.vel[slot],
+                        phase: p.phase[slot],
+                    }),
+            );
+        }
+        Ok(())
     }
 
     fn carried(&self) -> Result<Carried> {

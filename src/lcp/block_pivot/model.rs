@@ -17,6 +17,7 @@ use crate::lcp::standard_form::lemke_boxed;
 
 /// `H^-1 J_R^T` on one group of bodies: the group's coordinates in f, the exact rows that
 /// touch it, and their columns (rows.len() x coords.len(), row-major).
+#[derive(Debug, Clone, Default)]
 struct GroupColumns {
     coords: Vec<usize>,
     rows: Vec<usize>,
@@ -24,20 +25,70 @@ struct GroupColumns {
 }
 
 /// A block-pivoting model: the active set it was built for, f0, `Y = H^-1 J_R^T` by group, and the
-/// exact rows' problem (S, q_eff, their own bounds and friction coupling).
+/// exact rows' problem (S, q_eff, their own bounds and friction coupling). Rebuilt in place, so
+/// that its buffers serve the next model.
+#[derive(Debug, Clone)]
 pub(super) struct Model {
     pub(super) active: Vec<bool>,
     pub(super) f0: Vec<f64>,
+    /// The groups' columns (the first `groups`; the rest are spare).
     y: Vec<GroupColumns>,
+    groups: usize,
     sub: DenseProblem,
     facts: MatrixFacts,
+    /// Scratch of the build.
+    work: ModelWork,
 }
 
-/// The groups of bodies that active liquid rows on two bodies join (union-find); the group of
-/// each body and the bodies of each group.
-fn body_groups(nt: &BlockPivot, v: &[f64]) -> (Vec<usize>, Vec<Vec<usize>>) {
+impl Default for Model {
+    fn default() -> Self {
+        Self {
+            active: Vec::new(),
+            f0: Vec::new(),
+            y: Vec::new(),
+            groups: 0,
+            sub: DenseProblem {
+                m: DenseMatrix::zeros(0, 0),
+                q: Vec::new(),
+                lo: Vec::new(),
+                hi: Vec::new(),
+                friction: Vec::new(),
+            },
+            facts: MatrixFacts {
+                symmetric: true,
+                scale: f64::MIN_POSITIVE,
+            },
+            work: ModelWork::default(),
+        }
+    }
+}
+
+/// The scratch buffers of a model's build; per group lists keep their buffers (the first
+/// `groups` are in use).
+#[derive(Debug, Clone, Default)]
+struct ModelWork {
+    parent: Vec<usize>,
+    group: Vec<usize>,
+    members: Vec<Vec<usize>>,
+    offset: Vec<usize>,
+    h: Vec<DenseMatrix>,
+    upper: Vec<[f64; 21]>,
+    gb: Vec<[f64; 6]>,
+    g: Vec<f64>,
+    chol: Vec<Cholesky>,
+    x: Vec<f64>,
+    jac: Vec<Vec<f64>>,
+    blk: Vec<f64>,
+}
+
+/// The groups of bodies that active liquid rows on two bodies join (union-find): the group of
+/// each body into `w.group`, the bodies of each group into `w.members`; returns the number of
+/// groups.
+fn body_groups(nt: &BlockPivot, v: &[f64], w: &mut ModelWork) -> usize {
     let nbod = nt.minv.len();
-    let mut parent: Vec<usize> = (0..nbod).collect();
+    let parent = &mut w.parent;
+    parent.clear();
+    parent.extend(0..nbod);
     fn root(parent: &mut [usize], mut b: usize) -> usize {
         while parent[b] != b {
             parent[b] = parent[parent[b]];
@@ -48,49 +99,67 @@ fn body_groups(nt: &BlockPivot, v: &[f64]) -> (Vec<usize>, Vec<Vec<usize>>) {
     for l in nt.liq.two_body.clone() {
         if v[l] < 0.0 {
             let (a, b) = (
-                root(&mut parent, nt.liq.body[l][0]),
-                root(&mut parent, nt.liq.body[l][1]),
+                root(parent, nt.liq.body[l][0]),
+                root(parent, nt.liq.body[l][1]),
             );
             parent[a.max(b)] = a.min(b);
         }
     }
-    let mut group = vec![usize::MAX; nbod];
-    let mut bodies: Vec<Vec<usize>> = Vec::new();
+    let group = &mut w.group;
+    group.clear();
+    group.resize(nbod, usize::MAX);
+    let mut groups = 0;
     for b in 0..nbod {
-        let r = root(&mut parent, b);
+        let r = root(parent, b);
         if group[r] == usize::MAX {
-            group[r] = bodies.len();
-            bodies.push(Vec::new());
+            group[r] = groups;
+            if groups == w.members.len() {
+                w.members.push(Vec::new());
+            }
+            w.members[groups].clear();
+            groups += 1;
         }
         group[b] = group[r];
-        bodies[group[b]].push(b);
+        w.members[group[b]].push(b);
     }
-    (group, bodies)
+    groups
 }
 
 impl BlockPivot<'_> {
-    /// The model for the active set of `v` (rows with v < 0): H factored by group,
-    /// `f0 = -H^-1 J_A^T D_A^-1 q_A`, and the exact rows' Schur complement.
-    pub(super) fn build_model(&self, v: &[f64]) -> Result<Model, Outcome> {
+    /// Build into `model` the model for the active set of `v` (rows with v < 0): H factored
+    /// by group, `f0 = -H^-1 J_A^T D_A^-1 q_A`, and the exact rows' Schur complement.
+    pub(super) fn build_model(&self, v: &[f64], model: &mut Model) -> Result<(), Outcome> {
         let nbod = self.minv.len();
-        let (group, members) = body_groups(self, v);
+        let w = &mut model.work;
+        let ngroups = body_groups(self, v, w);
+        let members = &w.members[..ngroups];
+        let group = &w.group;
         // Each body's offset inside its group's coordinates.
-        let mut offset = vec![0usize; nbod];
-        for bodies in &members {
+        let offset = &mut w.offset;
+        offset.clear();
+        offset.resize(nbod, 0);
+        for bodies in members {
             for (k, &b) in bodies.iter().enumerate() {
                 offset[b] = 6 * k;
             }
         }
-        let mut h: Vec<DenseMatrix> = members
-            .iter()
-            .map(|b| DenseMatrix::zeros(6 * b.len(), 6 * b.len()))
-            .collect();
+        while w.h.len() < ngroups {
+            w.h.push(DenseMatrix::zeros(0, 0));
+        }
+        let h = &mut w.h[..ngroups];
+        for (hg, b) in h.iter_mut().zip(members) {
+            hg.reset(6 * b.len(), 6 * b.len());
+        }
         // Single-body rows accumulate into per-body sums (the upper triangle of `j j^T / d`,
         // 21 numbers, and `j q / d`) in one run a body; two-body rows go to their group's H
         // directly; rows on no dynamic body (a static one) add nothing.
-        let mut upper = vec![[0.0f64; 21]; nbod];
-        let mut gb = vec![[0.0f64; 6]; nbod];
-        let mut g = vec![0.0; self.dim];
+        let (upper, gb, g) = (&mut w.upper, &mut w.gb, &mut w.g);
+        upper.clear();
+        upper.resize(nbod, [0.0f64; 21]);
+        gb.clear();
+        gb.resize(nbod, [0.0f64; 6]);
+        g.clear();
+        g.resize(self.dim, 0.0);
         for (b, run) in self.liq.single.iter().enumerate() {
             let (mut u, mut gg) = ([0.0f64; 21], [0.0f64; 6]);
             for l in run.clone() {
@@ -148,33 +217,56 @@ impl BlockPivot<'_> {
                 }
             }
         }
-        let mut chol = Vec::with_capacity(h.len());
-        for hg in &h {
-            chol.push(Cholesky::new(hg, 1e-14).ok_or(Outcome::Singular)?);
+        while w.chol.len() < ngroups {
+            w.chol.push(Cholesky::empty());
         }
+        let chol = &mut w.chol[..ngroups];
+        for (ch, hg) in chol.iter_mut().zip(h.iter()) {
+            if !ch.refactor(hg, 1e-14) {
+                return Err(Outcome::Singular);
+            }
+        }
+        // The group's coordinates in f.
+        while model.y.len() < ngroups {
+            model.y.push(GroupColumns::default());
+        }
+        model.groups = ngroups;
+        for (gc, bodies) in model.y.iter_mut().zip(members) {
+            gc.coords.clear();
+            gc.coords
+                .extend(bodies.iter().flat_map(|&b| 6 * b..6 * b + 6));
+            gc.rows.clear();
+        }
+        let ys = &mut model.y[..ngroups];
         // f0 = H^-1 g, group by group.
-        let coords: Vec<Vec<usize>> = members
-            .iter()
-            .map(|bodies| bodies.iter().flat_map(|&b| 6 * b..6 * b + 6).collect())
-            .collect();
-        let mut f0 = vec![0.0; self.dim];
-        for (ch, cs) in chol.iter().zip(&coords) {
-            let mut x: Vec<f64> = cs.iter().map(|&k| g[k]).collect();
-            ch.solve_in_place(&mut x);
-            for (&k, xk) in cs.iter().zip(x) {
+        let f0 = &mut model.f0;
+        f0.clear();
+        f0.resize(self.dim, 0.0);
+        let x = &mut w.x;
+        for (ch, gc) in chol.iter().zip(ys.iter()) {
+            x.clear();
+            x.extend(gc.coords.iter().map(|&k| g[k]));
+            ch.solve_in_place(x);
+            for (&k, &xk) in gc.coords.iter().zip(x.iter()) {
                 f0[k] = xk;
             }
         }
         // The exact rows touching each group, and their Jacobian there (rows x group coords).
         let ne = self.exact.len();
-        let mut rows: Vec<Vec<usize>> = vec![Vec::new(); members.len()];
-        let mut jac: Vec<Vec<f64>> = vec![Vec::new(); members.len()];
+        while w.jac.len() < ngroups {
+            w.jac.push(Vec::new());
+        }
+        let jac = &mut w.jac[..ngroups];
+        for j in jac.iter_mut() {
+            j.clear();
+        }
         for (a, &i) in self.exact.iter().enumerate() {
             for t in self.p.rows[i].body_terms() {
                 let c = group[t.body];
-                let dc = coords[c].len();
-                if rows[c].last() != Some(&a) {
-                    rows[c].push(a);
+                let dc = ys[c].coords.len();
+                let rows = &mut ys[c].rows;
+                if rows.last() != Some(&a) {
+                    rows.push(a);
                     let len = jac[c].len();
                     jac[c].resize(len + dc, 0.0);
                 }
@@ -183,25 +275,30 @@ impl BlockPivot<'_> {
             }
         }
         // Y = H^-1 J_R^T by group, then S = D_RR + J_R Y over the pairs that share a group.
-        let mut s = DenseMatrix::zeros(ne, ne);
-        for group_rows in &self.particle_groups {
+        let s = &mut model.sub.m;
+        s.reset(ne, ne);
+        for group_rows in self.groups() {
             for &a in group_rows {
                 for &b in group_rows {
                     s[(a, b)] += self.d_entry(a, b);
                 }
             }
         }
-        let mut y = Vec::with_capacity(members.len());
-        for (c, (rs, jc)) in rows.into_iter().zip(jac).enumerate() {
-            let dc = coords[c].len();
-            let mut yc = jc.clone();
+        let blk = &mut w.blk;
+        for (c, (gc, jc)) in ys.iter_mut().zip(jac.iter()).enumerate() {
+            let dc = gc.coords.len();
+            let yc = &mut gc.y;
+            yc.clear();
+            yc.extend_from_slice(jc);
             for col in yc.chunks_exact_mut(dc) {
                 chol[c].solve_in_place(col);
             }
             // The group's block of S, one product a pair and mirrored (so S stays exactly
             // symmetric), then added to S row by row.
+            let rs = &gc.rows;
             let nr = rs.len();
-            let mut blk = vec![0.0; nr * nr];
+            blk.clear();
+            blk.resize(nr * nr, 0.0);
             for (x, yx) in yc.chunks_exact(dc).enumerate() {
                 for (k, jk) in jc.chunks_exact(dc).enumerate().skip(x) {
                     let e = if dc == 6 {
@@ -219,34 +316,29 @@ impl BlockPivot<'_> {
                     row[b] += e;
                 }
             }
-            y.push(GroupColumns {
-                coords: coords[c].clone(),
-                rows: rs,
-                y: yc,
-            });
         }
-        let qe = self
-            .exact
-            .iter()
-            .map(|&i| self.p.rows[i].q + self.j_f(i, &f0))
-            .collect();
-        Ok(Model {
-            active: v.iter().map(|&x| x < 0.0).collect(),
-            f0,
-            y,
-            facts: MatrixFacts::symmetric_psd(&s),
-            sub: DenseProblem {
-                m: s,
-                q: qe,
-                lo: self.exact.iter().map(|&i| self.p.rows[i].lo).collect(),
-                hi: self.exact.iter().map(|&i| self.p.rows[i].hi).collect(),
-                friction: self.local_friction.clone(),
-            },
-        })
+        let sub = &mut model.sub;
+        sub.q.clear();
+        sub.q.extend(
+            self.exact
+                .iter()
+                .map(|&i| self.p.rows[i].q + self.j_f(i, f0)),
+        );
+        model.active.clear();
+        model.active.extend(v.iter().map(|&x| x < 0.0));
+        model.facts = MatrixFacts::symmetric_psd(&sub.m);
+        sub.lo.clear();
+        sub.lo.extend(self.exact.iter().map(|&i| self.p.rows[i].lo));
+        sub.hi.clear();
+        sub.hi.extend(self.exact.iter().map(|&i| self.p.rows[i].hi));
+        sub.friction.clear();
+        sub.friction.extend_from_slice(&self.local_friction);
+        Ok(())
     }
 
     /// The maximiser of a model for these bounds of the exact rows (by position among them):
-    /// f* and the exact rows' z, or the Dantzig sub-solve's failure.
+    /// f* (into `f`) and the exact rows' z, or the Dantzig sub-solve's failure.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn model_step(
         &self,
         model: &Model,
@@ -255,10 +347,13 @@ impl BlockPivot<'_> {
         options: &Options,
         pivots: &mut usize,
         warm: &mut Option<Warm>,
-    ) -> Result<(Vec<f64>, Vec<f64>), Outcome> {
+        f: &mut Vec<f64>,
+    ) -> Result<Vec<f64>, Outcome> {
         let ne = self.exact.len();
+        f.clear();
+        f.extend_from_slice(&model.f0);
         if ne == 0 {
-            return Ok((model.f0.clone(), vec![]));
+            return Ok(Vec::new());
         }
         let (zr, out) = if self.local_friction.iter().any(Option::is_some) {
             // Friction bounds follow their normals: solved exactly in the small problem, with
@@ -298,8 +393,7 @@ impl BlockPivot<'_> {
         if out != Outcome::Solved {
             return Err(out);
         }
-        let mut f = model.f0.clone();
-        for gc in &model.y {
+        for gc in &model.y[..model.groups] {
             let dc = gc.coords.len();
             for (x, &a) in gc.rows.iter().enumerate() {
                 let za = zr[a];
@@ -310,6 +404,6 @@ impl BlockPivot<'_> {
                 }
             }
         }
-        Ok((f, zr))
+        Ok(zr)
     }
 }

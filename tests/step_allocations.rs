@@ -1,0 +1,80 @@
+//! No allocation on a per-step path: after warm-up frames, a step of a shipped scene
+//! allocates on the heap only where a buffer it keeps grows past its high-water mark. The
+//! coupling, the joints and the block-pivoting solver keep their buffers between steps; each
+//! scene's bound below is what its steps still allocate (the dense sub-solves of the exact
+//! rows, see README, Development), so that a change that adds allocations to a step fails here.
+use sphrigid::backend::Backend;
+use sphrigid::scene;
+use sphrigid::sim::Simulation;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The system allocator, counting the allocations and reallocations made through it (on every
+/// thread, the rayon workers' too).
+struct Counting;
+
+static CALLS: AtomicU64 = AtomicU64::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        CALLS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        CALLS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Steps counted after the warm-up.
+const STEPS: u64 = 20;
+
+/// The allocations of `STEPS` steps of `file` after `warm_frames` frames on the CPU backend.
+fn allocations(file: &str, warm_frames: u32) -> u64 {
+    let loaded = scene::load(Path::new(file), &[]).unwrap();
+    let mut sim = Simulation::setup(&loaded, Backend::Cpu).unwrap();
+    for _ in 0..warm_frames {
+        sim.advance_frame().unwrap();
+    }
+    let before = CALLS.load(Ordering::Relaxed);
+    for _ in 0..STEPS {
+        sim.step().unwrap();
+    }
+    CALLS.load(Ordering::Relaxed) - before
+}
+
+#[test]
+fn steady_steps_allocate_at_most_their_scenes_bound() {
+    // (scene, warm-up frames, most allocations per step). The toppling block is measured in
+    // contact with the floor and the liquid (from frame 12).
+    let scenes = [
+        ("scenes/dam_break.toml", 2, 1),
+        ("scenes/wrench_in_space.toml", 4, 0),
+        ("scenes/viscous_elastic.toml", 4, 2),
+        ("scenes/floating_box.toml", 4, 2),
+        // The rest solve friction or joint rows exactly: Dantzig's sub-solves of the exact rows
+        // (lcp/dantzig.rs, the drive's index sets in lcp/boxed.rs) still allocate per solve.
+        ("scenes/toppling_block.toml", 12, 60),
+        ("scenes/hinged_gate.toml", 4, 35),
+        ("scenes/chain.toml", 4, 130),
+    ];
+    let mut over = Vec::new();
+    for (file, frames, per_step) in scenes {
+        let n = allocations(file, frames);
+        eprintln!(
+            "{file}: {n} allocations in {STEPS} steps ({} per step; bound {per_step})",
+            n as f64 / STEPS as f64
+        );
+        if n > per_step * STEPS {
+            over.push(format!("{file}: {n} > {}", per_step * STEPS));
+        }
+    }
+    assert!(over.is_empty(), "steps allocate more than before: {over:?}");
+}
