@@ -41,8 +41,8 @@ pub struct LiquidParams {
     pub spacing: f32,
     /// Kernel radius h, m.
     pub h: f32,
-    /// Rest kernel sum `sum (1-q)^2` of an interior particle of the packing the liquid settles
-    /// into ([`packed_kernel_sum`]; dimensionless).
+    /// Rest kernel sum `sum (1-q)^2` of an interior particle ([`rest_kernel_sum`]:
+    /// dimensionless).
     pub rho0: f32,
     /// Gravity, m/s^2.
     pub gravity: Vec3A,
@@ -80,10 +80,11 @@ pub fn lattice_kernel_sums(ratio: f64) -> (f64, f64) {
 
 /// The kernel sum `sum (1-q)^2` of a particle in the face-centred cubic packing at the simple
 /// cubic lattice's number density (one particle per spacing^3), kernel radius `ratio`
-/// spacings: the rest kernel sum rho0. The filled lattice is not the liquid's rest state: under
-/// gravity the relaxation shears it into a closer, face-centred-like packing (README,
-/// *Rest density and near pressure*), whose kernel sum at the same volume is 3.3% lower at 2
-/// spacings, so a lattice rest value packs the bulk 3 to 4% tighter than it was filled.
+/// spacings: the rest kernel sum rho0 with `[solver] packed_rest`. The filled lattice is not
+/// the liquid's rest state: under gravity the relaxation shears it into a closer,
+/// face-centred-like packing (README, *Rest density and near pressure*), whose kernel sum at
+/// the same volume is 3.3% lower at 2 spacings, so the lattice's rest value packs the bulk 3
+/// to 4% tighter than it was filled.
 pub fn packed_kernel_sum(ratio: f64) -> f64 {
     // Cube edge a = 4^(1/3) spacings holds the 4 sites of the FCC cell.
     let a = 4f64.powf(1.0 / 3.0);
@@ -154,15 +155,27 @@ pub fn surface_near_sum(ratio: f64) -> f64 {
 }
 
 /// The default near stiffness `k_near = g h rho0 / (2 S)` ([`surface_near_sum`]) for gravity
-/// `g` (standard gravity where there is none), spacing `spacing` and kernel radius `ratio`
-/// spacings. The top layer of a free surface has no pressure (its kernel sum is short of
-/// rho0); the hydrostatic pressure of the layers below holds half its weight (its pairs
-/// below are half of a bulk particle's, whose pressure gradient holds all of it), and the near
-/// pressure holds the other half, `k_near_eff S = g / 2`, so the top layer rests at its
-/// lattice height: 2.54 g h at 2 spacings, the same fraction of g at every spacing.
-pub fn default_near_stiffness(g: f64, spacing: f64, ratio: f64) -> f64 {
+/// `g` (standard gravity where there is none), spacing `spacing`, kernel radius `ratio`
+/// spacings and rest kernel sum `rho0`. The top layer of a free surface has no pressure (its
+/// kernel sum is short of rho0); the hydrostatic pressure of the layers below holds half its
+/// weight (its pairs below are half of a bulk particle's, whose pressure gradient holds all of
+/// it), and the near pressure holds the other half, `k_near_eff S = g / 2` with
+/// `k_near_eff = k_near / (rho0 h)`, so the top layer rests at its lattice height, pushed with
+/// the same fraction of g at every spacing (2.63 g h at 2 spacings on the lattice's rho0).
+pub fn default_near_stiffness(g: f64, spacing: f64, ratio: f64, rho0: f64) -> f64 {
     let g = if g > 0.0 { g } else { 9.81 };
-    g * spacing * ratio * packed_kernel_sum(ratio) / (2.0 * surface_near_sum(ratio))
+    g * spacing * ratio * rho0 / (2.0 * surface_near_sum(ratio))
+}
+
+/// The rest kernel sum rho0 at kernel radius `ratio` spacings: the filled lattice's
+/// ([`lattice_kernel_sums`]), or with `packed` the face-centred packing's
+/// ([`packed_kernel_sum`], `[solver] packed_rest`).
+pub fn rest_kernel_sum(ratio: f64, packed: bool) -> f64 {
+    if packed {
+        packed_kernel_sum(ratio)
+    } else {
+        lattice_kernel_sums(ratio).0
+    }
 }
 
 #[cfg(test)]
@@ -193,17 +206,21 @@ mod tests {
     }
 
     #[test]
-    fn the_default_near_stiffness_holds_half_the_top_layer_at_2_54_g_h() {
-        // The top layer at 2 spacings: S = 0.50909, rho0 = 2.58428, k_near = 2.538 g h.
+    fn the_default_near_stiffness_holds_half_the_top_layer_at_2_63_g_h() {
+        // The top layer at 2 spacings: S = 0.50909, rho0 = 2.67303, k_near = 2.625 g h; the
+        // packed rho0 2.58428 gives 2.538 g h, the same k_near_eff = k_near / (rho0 h).
         assert!((surface_near_sum(2.0) - 0.50909).abs() < 1e-5);
-        let k = default_near_stiffness(9.81, 0.01, 2.0);
+        let rho0 = rest_kernel_sum(2.0, false);
+        let k = default_near_stiffness(9.81, 0.01, 2.0, rho0);
+        let packed = default_near_stiffness(9.81, 0.01, 2.0, rest_kernel_sum(2.0, true));
+        assert!((packed / (9.81 * 0.02) - 2.538).abs() < 1e-3);
         assert!(
-            (k / (9.81 * 0.02) - 2.538).abs() < 1e-3,
+            (k / (9.81 * 0.02) - 2.625).abs() < 1e-3,
             "{}",
             k / (9.81 * 0.02)
         );
         // It scales with the spacing and with gravity; without gravity standard g stands in.
-        assert!((default_near_stiffness(9.81, 0.005, 2.0) - k / 2.0).abs() < 1e-12);
-        assert_eq!(default_near_stiffness(0.0, 0.01, 2.0), k);
+        assert!((default_near_stiffness(9.81, 0.005, 2.0, rho0) - k / 2.0).abs() < 1e-12);
+        assert_eq!(default_near_stiffness(0.0, 0.01, 2.0, rho0), k);
     }
 }

@@ -17,6 +17,10 @@ pub struct SolverSpec {
     /// Let the liquid settle into hydrostatic equilibrium before time 0 (`sim::settle`).
     #[serde(default = "default_settle")]
     pub settle: bool,
+    /// Take the rest kernel sum of the face-centred packing at the lattice's volume rather
+    /// than the lattice's own (`liquid::params::rest_kernel_sum`): still water keeps its volume.
+    #[serde(default)]
+    pub packed_rest: bool,
 }
 
 /// An axis-aligned box of static walls.
@@ -114,6 +118,7 @@ impl Default for SolverSpec {
             relaxation_passes: default_relaxation_passes(),
             cfl: default_cfl(),
             settle: default_settle(),
+            packed_rest: false,
         }
     }
 }

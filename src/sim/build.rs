@@ -4,7 +4,7 @@
 use crate::coupling::penalty::PenaltyParams;
 use crate::coupling::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use crate::joints::{Joint, JointKind};
-use crate::liquid::params::{Phase, Walls, default_near_stiffness, packed_kernel_sum};
+use crate::liquid::params::{Phase, Walls, default_near_stiffness, rest_kernel_sum};
 use crate::liquid::{LatticeBlock, LiquidParams, Particles};
 use crate::rigid::{MeshSolid, Primitive, RigidBody, Shape, TriMesh};
 use crate::scene::body::{BodySpec, ShapeSpec};
@@ -102,7 +102,7 @@ fn settle_plan(scene: &Scene, dt: f64) -> SettlePlan {
 /// The solver's parameters for liquid at `spacing` with a kernel radius of `ratio` spacings.
 fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
     let h = spacing * ratio;
-    let rho0 = packed_kernel_sum(ratio);
+    let rho0 = rest_kernel_sum(ratio, scene.solver.packed_rest);
     let phases = scene
         .liquid
         .iter()
@@ -136,11 +136,12 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
 }
 
 /// A block's near stiffness: the scene's, else [`default_near_stiffness`] for the scene's
-/// gravity at `spacing` and kernel radius `ratio` spacings.
+/// gravity and rest kernel sum at `spacing` and kernel radius `ratio` spacings.
 fn near_stiffness(scene: &Scene, b: &scene::LiquidBlock, spacing: f64, ratio: f64) -> f64 {
     b.near_stiffness.unwrap_or_else(|| {
         let g = DVec3::from_array(scene.gravity).length();
-        default_near_stiffness(g, spacing, ratio)
+        let rho0 = rest_kernel_sum(ratio, scene.solver.packed_rest);
+        default_near_stiffness(g, spacing, ratio, rho0)
     })
 }
 
