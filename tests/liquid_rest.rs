@@ -5,12 +5,34 @@ use sphrigid::sim::Simulation;
 
 #[test]
 fn liquid_in_a_box_settles_flat_and_stays_inside() {
-    // 15 x 7 x 15 particles, 4 mm apart, in a 6 cm box; a little viscosity damps the sloshing
-    // that the lattice starts with.
-    let scene = common::scene(
+    // The lattice's rest density: the bulk packs closer than it was filled (README).
+    let off = settle_box(false);
+    assert!(
+        off.abs() < 0.5,
+        "the free surface is {off:+.3} spacings from the height its volume gives"
+    );
+}
+
+#[test]
+fn with_the_packed_rest_density_still_water_keeps_its_volume() {
+    // `[solver] packed_rest`: the rest density of the packing the liquid settles into.
+    let off = settle_box(true);
+    assert!(
+        off.abs() < 0.1,
+        "the free surface is {off:+.3} spacings from the height its volume gives"
+    );
+}
+
+/// Settle 15 x 7 x 15 particles, 4 mm apart, in a 6 cm box for 2 s (a little viscosity damps
+/// the sloshing), assert that they stay inside, come to rest and lie flat, and return the free
+/// surface's distance from the height the volume gives, in spacings.
+fn settle_box(packed_rest: bool) -> f32 {
+    let scene = common::scene(&format!(
         r#"
         [time]
         fps = 50
+        [solver]
+        packed_rest = {packed_rest}
         [container]
         min = [0, 0, 0]
         max = [0.06, 0.06, 0.06]
@@ -18,9 +40,9 @@ fn liquid_in_a_box_settles_flat_and_stays_inside() {
         min = [0, 0, 0]
         max = [0.06, 0.028, 0.06]
         spacing = 0.004
-        viscosity = { sigma = 20 }
-        "#,
-    );
+        viscosity = {{ sigma = 20 }}
+        "#
+    ));
     let mut sim = Simulation::new(&scene.scene);
     let n = sim.particles().len();
     assert_eq!(n, 15 * 7 * 15);
@@ -68,17 +90,15 @@ fn liquid_in_a_box_settles_flat_and_stays_inside() {
         "surface at {mean} m, expected near 0.028 m"
     );
     // The free surface, the top layer's mean height plus a particle radius, against the height
-    // its volume gives (n s^3 over the box's floor): within half a spacing (README: the near
-    // pressure holds it up, the bulk packs closer than the lattice).
+    // its volume gives (n s^3 over the box's floor).
     let mut y: Vec<f32> = p.pos.iter().map(|x| x.y).collect();
     y.sort_by(|a, b| b.total_cmp(a));
     let layer = 15 * 15;
     let surface = y[..layer].iter().sum::<f32>() / layer as f32 + r;
     let volume_height = n as f32 * s.powi(3) / (0.06 * 0.06);
     let off = (surface - volume_height) / s;
-    eprintln!("free surface {off:+.3} spacings from the height its volume gives");
-    assert!(
-        off.abs() < 0.5,
-        "the free surface is {off:+.3} spacings from the height its volume gives"
+    eprintln!(
+        "packed_rest = {packed_rest}: free surface {off:+.3} spacings from the height its volume gives"
     );
+    off
 }

@@ -66,7 +66,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         let _ = writeln!(o, "  kernel radius h    {} m", params.h);
         let _ = writeln!(
             o,
-            "  rest kernel sum    {:.6} (rho0, measured on the lattice)",
+            "  rest kernel sum    {:.6} (rho0, of the face-centred packing at the lattice's volume)",
             params.rho0
         );
     }

@@ -158,7 +158,7 @@ pub fn check(scene: &Scene) -> Checked {
         )?;
         for (key, v) in [
             ("stiffness", b.stiffness),
-            ("near_stiffness", b.near_stiffness),
+            ("near_stiffness", b.near_stiffness.unwrap_or(0.0)),
         ] {
             if v > MAX_STIFFNESS {
                 return fail(

@@ -17,6 +17,10 @@ pub struct SolverSpec {
     /// Let the liquid settle into hydrostatic equilibrium before time 0 (`sim::settle`).
     #[serde(default = "default_settle")]
     pub settle: bool,
+    /// Take the rest kernel sum of the face-centred packing at the lattice's volume rather
+    /// than the lattice's own (`liquid::params::rest_kernel_sum`): still water keeps its volume.
+    #[serde(default)]
+    pub packed_rest: bool,
 }
 
 /// An axis-aligned box of static walls.
@@ -55,9 +59,10 @@ pub struct LiquidBlock {
     /// Pressure stiffness k in m^2/s^2 (about the squared speed of sound).
     #[serde(default = "default_stiffness")]
     pub stiffness: f64,
-    /// Near-pressure stiffness k_near in m^2/s^2 (keeps particles apart, gives surface tension).
-    #[serde(default = "default_near_stiffness")]
-    pub near_stiffness: f64,
+    /// Near-pressure stiffness k_near in m^2/s^2 (keeps particles apart, gives surface tension);
+    /// none: derived from gravity and the kernel radius (`liquid::params::default_near_stiffness`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub near_stiffness: Option<f64>,
     /// Kernel radius h as a multiple of the spacing.
     #[serde(default = "default_kernel_radius")]
     pub kernel_radius: f64,
@@ -103,9 +108,6 @@ fn default_density() -> f64 {
 fn default_stiffness() -> f64 {
     100.0
 }
-fn default_near_stiffness() -> f64 {
-    1.0
-}
 fn default_kernel_radius() -> f64 {
     2.0
 }
@@ -116,6 +118,7 @@ impl Default for SolverSpec {
             relaxation_passes: default_relaxation_passes(),
             cfl: default_cfl(),
             settle: default_settle(),
+            packed_rest: false,
         }
     }
 }
@@ -213,7 +216,7 @@ impl LiquidBlock {
         }
         let non_negative = [
             (p.key("stiffness"), b.stiffness),
-            (p.key("near_stiffness"), b.near_stiffness),
+            (p.key("near_stiffness"), b.near_stiffness.unwrap_or(0.0)),
             (p.key("viscosity").key("sigma"), b.viscosity.sigma),
             (p.key("viscosity").key("beta"), b.viscosity.beta),
         ];

@@ -4,7 +4,7 @@
 use crate::coupling::penalty::PenaltyParams;
 use crate::coupling::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use crate::joints::{Joint, JointKind};
-use crate::liquid::params::{Phase, Walls, lattice_kernel_sums};
+use crate::liquid::params::{Phase, Walls, default_near_stiffness, rest_kernel_sum};
 use crate::liquid::{LatticeBlock, LiquidParams, Particles};
 use crate::rigid::{MeshSolid, Primitive, RigidBody, Shape, TriMesh};
 use crate::scene::body::{BodySpec, ShapeSpec};
@@ -45,7 +45,6 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
         spacing.unwrap_or(0.01),
         first.map_or(2.0, |b| b.kernel_radius),
     );
-    let h = s * ratio;
     let params = liquid_params(scene, s, ratio);
     let blocks: Vec<LatticeBlock> = scene
         .liquid
@@ -57,7 +56,7 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
         })
         .collect();
     let particles = Particles::from_blocks(&blocks, s);
-    let stable_dt = stable_dt(scene, h);
+    let stable_dt = stable_dt(scene, s, ratio);
     let substeps = substeps(&scene.time, stable_dt);
     let dt = 1.0 / (scene.time.fps * substeps as f64);
     let settle = if scene.solver.settle {
@@ -103,7 +102,7 @@ fn settle_plan(scene: &Scene, dt: f64) -> SettlePlan {
 /// The solver's parameters for liquid at `spacing` with a kernel radius of `ratio` spacings.
 fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
     let h = spacing * ratio;
-    let (rho0, _) = lattice_kernel_sums(ratio);
+    let rho0 = rest_kernel_sum(ratio, scene.solver.packed_rest);
     let phases = scene
         .liquid
         .iter()
@@ -111,7 +110,7 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
             mass: (b.density * spacing.powi(3)) as f32,
             rest_density: b.density as f32,
             k_eff: (b.stiffness / (rho0 * h)) as f32,
-            k_near_eff: (b.near_stiffness / (rho0 * h)) as f32,
+            k_near_eff: (near_stiffness(scene, b, spacing, ratio) / (rho0 * h)) as f32,
             cohesion: b.cohesion,
             sigma: b.viscosity.sigma as f32,
             beta: b.viscosity.beta as f32,
@@ -136,12 +135,24 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
     }
 }
 
-/// The largest stable step by the CFL condition for kernel radius `h`: `cfl h / (c + |v0|)`
-/// with `c = sqrt(k)`, and no more than `cfl / sigma` for the viscosity impulses.
-fn stable_dt(scene: &Scene, h: f64) -> f64 {
+/// A block's near stiffness: the scene's, else [`default_near_stiffness`] for the scene's
+/// gravity and rest kernel sum at `spacing` and kernel radius `ratio` spacings.
+fn near_stiffness(scene: &Scene, b: &scene::LiquidBlock, spacing: f64, ratio: f64) -> f64 {
+    b.near_stiffness.unwrap_or_else(|| {
+        let g = DVec3::from_array(scene.gravity).length();
+        let rho0 = rest_kernel_sum(ratio, scene.solver.packed_rest);
+        default_near_stiffness(g, spacing, ratio, rho0)
+    })
+}
+
+/// The largest stable step by the CFL condition for spacing `s` and kernel radius `ratio`
+/// spacings (`h = s ratio`): `cfl h / (c + |v0|)` with `c = sqrt(k)`, and no more than
+/// `cfl / sigma` for the viscosity impulses.
+fn stable_dt(scene: &Scene, s: f64, ratio: f64) -> f64 {
+    let h = s * ratio;
     let mut dt = f64::INFINITY;
     for b in &scene.liquid {
-        let c = b.stiffness.max(b.near_stiffness).sqrt();
+        let c = b.stiffness.max(near_stiffness(scene, b, s, ratio)).sqrt();
         let v0 = b.velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
         let g = scene.gravity.iter().map(|v| v * v).sum::<f64>().sqrt();
         let v_fall = (2.0 * g * (b.max[1] - b.min[1]).abs()).sqrt();

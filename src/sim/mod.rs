@@ -90,9 +90,16 @@ impl Simulation {
             .iter()
             .map(|b| Vec3A::from_array(b.velocity.map(|v| v as f32)))
             .collect();
+        let radius = self.liquid.params().spacing as f64 / 2.0;
+        let gates: Vec<settle::Gate> = scene
+            .liquid
+            .iter()
+            .map(|b| settle::Gate::for_block(b.min, b.max, radius, scene.gravity))
+            .collect();
         let margin = self.liquid.params().h as f64;
         let held = crate::coupling::inside::near_bodies(self.particles(), &self.bodies, margin);
-        settle::settle(self.liquid.as_mut(), self.dt as f32, plan, &velocity, &held).map_err(|e| {
+        let dt = self.dt as f32;
+        settle::settle(self.liquid.as_mut(), dt, plan, &velocity, &gates, &held).map_err(|e| {
             Error::Run(format!(
                 "while the liquid settled before time 0 ({} steps): {e} (or set [solver] settle = false)",
                 plan.steps
