@@ -581,6 +581,39 @@ mod tests {
     }
 
     #[test]
+    fn compressing_gather_gives_the_mask_walk_entries() {
+        let h = 0.012;
+        let mut p = cloud();
+        let mut grid = Grid::new(h);
+        grid.build(&mut p).unwrap();
+        let mut walk = Box::new(CellCandidates::new());
+        walk.avx512 = false;
+        let mut fast = Box::new(CellCandidates::new());
+        let (mut checked, mut found) = (0, 0);
+        for i in 0..p.len() {
+            let c = grid.cell_of[i];
+            if !(walk.load(&p.pos, &grid, c) && fast.load(&p.pos, &grid, c)) {
+                continue;
+            }
+            let (mut sa, mut da) = (vec![0u32; 256], vec![0.0f32; 256]);
+            let (mut sb, mut db) = (vec![0u32; 256], vec![0.0f32; 256]);
+            let na = walk.gather(i, p.pos[i], h * h, &mut sa, &mut da);
+            let nb = fast.gather(i, p.pos[i], h * h, &mut sb, &mut db);
+            assert_eq!(na, nb, "slot {i}");
+            let m = na.min(256);
+            assert_eq!(sa[..m], sb[..m], "slot {i}");
+            let bits = |d: &[f32]| d[..m].iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&da), bits(&db), "slot {i}");
+            checked += 1;
+            found += na;
+        }
+        assert!(
+            checked > 2000 && found > 15 * checked,
+            "{checked} slots, {found} entries"
+        );
+    }
+
+    #[test]
     fn lists_hold_every_neighbour_in_slot_order_with_distances_and_sums() {
         let h = 0.012;
         // A grid over the particles' bounds, and a small one that clamps most of them into

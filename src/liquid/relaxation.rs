@@ -267,3 +267,77 @@ pub fn apply_displacements(pos: &mut [Vec3A], dx: &[Vec3A]) {
         .zip(dx.par_iter())
         .for_each(|(x, d)| *x += *d);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::liquid::grid::Grid;
+    use crate::liquid::params::Phase;
+    use crate::liquid::particles::Particles;
+
+    #[test]
+    fn lane_path_gives_the_scalar_path_bit_for_bit() {
+        let mut rng = crate::rng::XorShift::new(0x2a17);
+        let mut next = move || rng.unit() as f32 - 0.5;
+        let s = 0.01f32;
+        let mut p = Particles::default();
+        for k in 0..343 {
+            let lattice = Vec3A::new((k % 7) as f32, (k / 7 % 7) as f32, (k / 49) as f32) * s;
+            p.push(
+                lattice + Vec3A::new(next(), next(), next()) * (0.4 * s),
+                Vec3A::ZERO,
+                0,
+            );
+        }
+        let h = 2.0 * s;
+        let mut grid = Grid::new(h);
+        grid.build(&mut p).unwrap();
+        let mut lists = NeighbourLists::default();
+        lists.build(&p.pos, &grid, h);
+        let n = p.len();
+        let press: Vec<[f32; 2]> = (0..n).map(|_| [1.0 + next(), 0.5 + next()]).collect();
+        let params = LiquidParams {
+            spacing: s,
+            h,
+            rho0: 6.0,
+            gravity: Vec3A::ZERO,
+            walls: None,
+            wall_push: false,
+            passes: 1,
+            phases: vec![Phase {
+                mass: 1e-3,
+                rest_density: 1000.0,
+                k_eff: 1.0,
+                k_near_eff: 1.0,
+                cohesion: false,
+                sigma: 0.0,
+                beta: 0.0,
+            }],
+        };
+        let dt = 0.002;
+        for stored in [true, false] {
+            let mut dx = vec![Vec3A::ZERO; n];
+            displacements(
+                &p.pos, &p.phase, &lists, &params, &press, dt, stored, &mut dx,
+            );
+            let mut moved = 0;
+            for (i, d) in dx.iter().enumerate() {
+                let (js, ds) = (lists.of(i), lists.dist_of(i));
+                let want = if stored {
+                    row::<true>(&p.pos, &press, js, ds, i, 1.0 / h, |_| 0.5)
+                } else {
+                    row::<false>(&p.pos, &press, js, ds, i, 1.0 / h, |_| 0.5)
+                } * (dt * dt);
+                for a in 0..3 {
+                    assert_eq!(
+                        d[a].to_bits(),
+                        want[a].to_bits(),
+                        "slot {i} (stored: {stored})"
+                    );
+                }
+                moved += (d.length() > 1e-9) as usize;
+            }
+            assert!(moved > n / 2, "only {moved} of {n} slots moved");
+        }
+    }
+}
