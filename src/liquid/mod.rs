@@ -5,6 +5,7 @@ pub mod backend;
 pub mod boundary;
 pub mod cpu;
 pub mod grid;
+pub mod lanes;
 pub mod neighbours;
 pub mod params;
 pub mod particles;

@@ -6,6 +6,7 @@
 //! the first relaxation pass needs neither a separate density sweep nor a square root per
 //! pair. Every list is in the grid's fixed order, so every sum over it is too.
 use super::grid::Grid;
+use super::lanes::LaneSums;
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -130,9 +131,8 @@ impl NeighbourLists {
     /// order with the same distances.
     pub fn build(&mut self, pos: &[Vec3A], grid: &Grid, h: f32) {
         let n = pos.len();
-        if self.stride == 0 {
-            self.stride = 48;
-        }
+        // A multiple of 16 (the compressing gather copies whole vectors of 16).
+        self.stride = self.stride.max(48).next_multiple_of(16);
         self.count.resize(n, 0);
         self.sums.resize(n, [0.0; 2]);
         loop {
@@ -204,6 +204,11 @@ struct CellCandidates {
     slot: [u32; CAPACITY],
     r2: [f32; CAPACITY],
     masks: [u32; CAPACITY / LANES],
+    /// Whether the processor has AVX-512 (the compressing gather).
+    avx512: bool,
+    /// The entries found by the compressing gather, with room for one vector past the last.
+    found: [u32; CAPACITY + 16],
+    found_r2: [f32; CAPACITY + 16],
 }
 
 impl CellCandidates {
@@ -218,6 +223,9 @@ impl CellCandidates {
             slot: [0; CAPACITY],
             r2: [0.0; CAPACITY],
             masks: [0; CAPACITY / LANES],
+            avx512: has_avx512(),
+            found: [0; CAPACITY + 16],
+            found_r2: [0.0; CAPACITY + 16],
         }
     }
 
@@ -268,6 +276,20 @@ impl CellCandidates {
         dist: &mut [f32],
     ) -> usize {
         let padded = self.len.next_multiple_of(LANES);
+        #[cfg(target_arch = "x86_64")]
+        if self.avx512 {
+            // SAFETY: the processor has AVX-512F (checked in `new`); `padded` is a multiple
+            // of 16 within the arrays, and `found` has room for 16 entries past `padded`.
+            let c = unsafe { self.compress_avx512(padded, i as u32, xi, h2) };
+            // Whole vectors of 16 (the rows' reserve is a multiple of 16; what lies past
+            // the count is never read).
+            let m = c.min(slots.len());
+            for k in (0..m).step_by(16) {
+                slots[k..k + 16].copy_from_slice(&self.found[k..k + 16]);
+                dist[k..k + 16].copy_from_slice(&self.found_r2[k..k + 16]);
+            }
+            return c;
+        }
         within(
             &self.x,
             &self.y,
@@ -293,6 +315,52 @@ impl CellCandidates {
                     dist[c] = self.r2[e];
                 }
                 c += 1;
+            }
+        }
+        c
+    }
+
+    /// The gather's entries into `found` and `found_r2` with AVX-512, 16 candidates at a
+    /// time: the lanes closer than `h` (other than slot `i`) compressed in order. Returns how
+    /// many there are.
+    ///
+    /// # Safety
+    /// The processor must have AVX-512F, and `padded` be a multiple of 16, at most
+    /// [`CAPACITY`].
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,popcnt")]
+    unsafe fn compress_avx512(&mut self, padded: usize, i: u32, xi: Vec3A, h2: f32) -> usize {
+        use std::arch::x86_64::*;
+        let (px, py, pz) = (
+            _mm512_set1_ps(xi.x),
+            _mm512_set1_ps(xi.y),
+            _mm512_set1_ps(xi.z),
+        );
+        let (ph2, pi) = (_mm512_set1_ps(h2), _mm512_set1_epi32(i as i32));
+        let mut c = 0usize;
+        for k in (0..padded).step_by(16) {
+            // SAFETY: k + 16 <= padded <= CAPACITY, the length of the candidate arrays, and
+            // c <= k, so that c + 16 fits in `found` (CAPACITY + 16).
+            unsafe {
+                let dx = _mm512_sub_ps(_mm512_loadu_ps(self.x.as_ptr().add(k)), px);
+                let dy = _mm512_sub_ps(_mm512_loadu_ps(self.y.as_ptr().add(k)), py);
+                let dz = _mm512_sub_ps(_mm512_loadu_ps(self.z.as_ptr().add(k)), pz);
+                let d = _mm512_add_ps(
+                    _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
+                    _mm512_mul_ps(dz, dz),
+                );
+                let slot = _mm512_loadu_si512(self.slot.as_ptr().add(k).cast());
+                let m =
+                    _mm512_cmp_ps_mask::<_CMP_LT_OQ>(d, ph2) & _mm512_cmpneq_epi32_mask(slot, pi);
+                _mm512_storeu_si512(
+                    self.found.as_mut_ptr().add(c).cast(),
+                    _mm512_maskz_compress_epi32(m, slot),
+                );
+                _mm512_storeu_ps(
+                    self.found_r2.as_mut_ptr().add(c),
+                    _mm512_maskz_compress_ps(m, d),
+                );
+                c += m.count_ones() as usize;
             }
         }
         c
@@ -351,6 +419,18 @@ pub fn has_avx2() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether the processor has AVX-512F, for the compressing gather.
+pub fn has_avx512() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -439,22 +519,15 @@ fn gather(
 }
 
 /// Turn the squared distances into distances in place and return the kernel sums
-/// `(sum (1-q)^2, sum (1-q)^3)` over them, in order.
+/// `(sum (1-q)^2, sum (1-q)^3)` over them, entry `e` in lane `e % 8` ([`LaneSums`]).
 #[inline(always)]
 fn kernel_sums(dist: &mut [f32], inv_h: f32) -> [f32; 2] {
     for d in dist.iter_mut() {
         *d = d.sqrt();
     }
-    let (mut r, mut n) = (0.0f32, 0.0f32);
-    for &d in dist.iter() {
-        let a = 1.0 - d * inv_h;
-        if a > 0.0 {
-            let a2 = a * a;
-            r += a2;
-            n += a2 * a;
-        }
-    }
-    [r, n]
+    let mut sums = LaneSums::default();
+    sums.add_row(dist, inv_h);
+    sums.total()
 }
 
 #[cfg(test)]
@@ -505,6 +578,39 @@ mod tests {
             assert_eq!(r2b[k].to_bits(), want.to_bits(), "lane {k}");
             assert_eq!(ma[k / LANES] >> (k % LANES) & 1 == 1, want < h2, "lane {k}");
         }
+    }
+
+    #[test]
+    fn compressing_gather_gives_the_mask_walk_entries() {
+        let h = 0.012;
+        let mut p = cloud();
+        let mut grid = Grid::new(h);
+        grid.build(&mut p).unwrap();
+        let mut walk = Box::new(CellCandidates::new());
+        walk.avx512 = false;
+        let mut fast = Box::new(CellCandidates::new());
+        let (mut checked, mut found) = (0, 0);
+        for i in 0..p.len() {
+            let c = grid.cell_of[i];
+            if !(walk.load(&p.pos, &grid, c) && fast.load(&p.pos, &grid, c)) {
+                continue;
+            }
+            let (mut sa, mut da) = (vec![0u32; 256], vec![0.0f32; 256]);
+            let (mut sb, mut db) = (vec![0u32; 256], vec![0.0f32; 256]);
+            let na = walk.gather(i, p.pos[i], h * h, &mut sa, &mut da);
+            let nb = fast.gather(i, p.pos[i], h * h, &mut sb, &mut db);
+            assert_eq!(na, nb, "slot {i}");
+            let m = na.min(256);
+            assert_eq!(sa[..m], sb[..m], "slot {i}");
+            let bits = |d: &[f32]| d[..m].iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&da), bits(&db), "slot {i}");
+            checked += 1;
+            found += na;
+        }
+        assert!(
+            checked > 2000 && found > 15 * checked,
+            "{checked} slots, {found} entries"
+        );
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Viscosity impulses between liquid neighbours (Clavet et al. 2005, section 5.3), gathered per
 //! particle (Jacobi) so that every pair's impulse is equal and opposite.
+use super::lanes::{self, LANES};
 use super::neighbours::{NeighbourLists, has_avx2};
 use super::params::{LiquidParams, Phase};
 use super::particles::Particles;
@@ -28,8 +29,9 @@ pub fn viscosity_dv(
 
 /// [`viscosity_dv`] for one phase (`UNIFORM`) or several.
 ///
-/// One phase takes the lane-wise path ([`uniform_row`]): the same operations on each pair,
-/// [`LANES`] pairs at a time, summed in list order (the same numbers).
+/// Both paths compute the same operations on each pair, entry `e` of a row in lane `e % 8`,
+/// and add the lanes up in the fixed order of [`lanes::reduce`] (the same numbers); one phase
+/// takes the AVX2 build where the processor has it.
 fn viscosity_dv_with<const UNIFORM: bool>(
     p: &Particles,
     lists: &NeighbourLists,
@@ -38,114 +40,192 @@ fn viscosity_dv_with<const UNIFORM: bool>(
     dt: f32,
     dv: &mut [Vec3A],
 ) {
+    let inv_h = 1.0 / h;
     if UNIFORM {
         let ph = phases[0];
         let c = PairConstants {
-            h,
-            dt,
+            inv_h,
             sigma: 0.5 * (ph.sigma + ph.sigma),
             beta: 0.5 * (ph.beta + ph.beta),
-            w: ph.mass / (ph.mass + ph.mass),
+            dtw: dt * (ph.mass / (ph.mass + ph.mass)),
         };
         let avx2 = has_avx2();
         dv.par_iter_mut().enumerate().for_each(|(i, out)| {
             *out = if avx2 {
                 // SAFETY: the processor has AVX2 (checked by `has_avx2`).
-                unsafe { uniform_row_avx2(p, lists.of(i), i, &c) }
+                unsafe { uniform_row_avx2(&p.pos, &p.vel, lists.of(i), i, &c) }
             } else {
-                uniform_row(p, lists.of(i), i, &c)
+                row(&p.pos, &p.vel, lists.of(i), i, inv_h, |_| c)
             };
         });
         return;
     }
     dv.par_iter_mut().enumerate().for_each(|(i, out)| {
         let pi = phases[p.phase[i] as usize];
-        let (xi, vi) = (p.pos[i], p.vel[i]);
-        let mut acc = Vec3A::ZERO;
-        for &j in lists.of(i) {
-            let j = j as usize;
-            let r = p.pos[j] - xi;
-            let d = r.length();
-            let q = d / h;
-            if q >= 1.0 || d <= 0.0 {
-                continue;
+        *out = row(&p.pos, &p.vel, lists.of(i), i, inv_h, |j| {
+            let pj = phases[p.phase[j as usize] as usize];
+            PairConstants {
+                inv_h,
+                sigma: 0.5 * (pi.sigma + pj.sigma),
+                beta: 0.5 * (pi.beta + pj.beta),
+                dtw: dt * (pj.mass / (pi.mass + pj.mass)),
             }
-            let rhat = r / d;
-            let u = (vi - p.vel[j]).dot(rhat);
-            if u > 0.0 {
-                let pj = phases[p.phase[j] as usize];
-                let sigma = 0.5 * (pi.sigma + pj.sigma);
-                let beta = 0.5 * (pi.beta + pj.beta);
-                let w = pj.mass / (pi.mass + pj.mass);
-                acc -= rhat * (dt * (1.0 - q) * (sigma * u + beta * u * u) * w);
-            }
-        }
-        *out = acc;
+        });
     });
 }
 
-/// Pairs of one list computed together.
-const LANES: usize = 8;
-
-/// The constants of every pair of one phase.
+/// The constants of one pair.
+#[derive(Debug, Clone, Copy)]
 struct PairConstants {
-    h: f32,
-    dt: f32,
+    inv_h: f32,
     sigma: f32,
     beta: f32,
-    w: f32,
+    /// The step times the pair's mass weight `m_j/(m_i+m_j)`.
+    dtw: f32,
 }
 
-/// [`uniform_row`] compiled for AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn uniform_row_avx2(p: &Particles, js: &[u32], i: usize, c: &PairConstants) -> Vec3A {
-    uniform_row(p, js, i, c)
-}
-
-/// [`uniform_row`] where there is no AVX2 build.
-#[cfg(not(target_arch = "x86_64"))]
-unsafe fn uniform_row_avx2(p: &Particles, js: &[u32], i: usize, c: &PairConstants) -> Vec3A {
-    uniform_row(p, js, i, c)
-}
-
-/// The velocity change of slot `i` from its neighbours `js` (one phase): each pair's impulse
-/// rounded exactly as the scalar form (`Vec3A::length` is `sqrt((x x + y y) + z z)`, `dot` is
-/// `(x x' + y y') + z z'`, no fused multiply-add), subtracted in list order.
+/// The velocity change of slot `i` from its neighbours `js`, lane by lane: per pair
+/// `r = x_j - x_i`, `d = |r|`, `u = ((v_i - v_j).r) / d`, and where `d < h`, `d > 0`, `u > 0`,
+/// the term `r (dt w (1-q) (sigma u + beta u^2) / d)` (one division per pair); the negated
+/// sum of the terms.
 #[inline(always)]
-fn uniform_row(p: &Particles, js: &[u32], i: usize, c: &PairConstants) -> Vec3A {
-    let (xi, vi) = (p.pos[i], p.vel[i]);
-    let mut acc = Vec3A::ZERO;
+fn row(
+    pos: &[Vec3A],
+    vel: &[Vec3A],
+    js: &[u32],
+    i: usize,
+    inv_h: f32,
+    pair: impl Fn(u32) -> PairConstants,
+) -> Vec3A {
+    let (xi, vi) = (pos[i], vel[i]);
+    let mut acc = [[0.0f32; LANES]; 3];
     for js in js.chunks(LANES) {
-        // Unused lanes hold r = 0, which the test d > 0 drops.
-        let (mut r, mut u) = ([[0.0f32; LANES]; 3], [[0.0f32; LANES]; 3]);
-        for (k, &j) in js.iter().enumerate() {
-            let rj = p.pos[j as usize] - xi;
-            let uj = vi - p.vel[j as usize];
-            (r[0][k], r[1][k], r[2][k]) = (rj.x, rj.y, rj.z);
-            (u[0][k], u[1][k], u[2][k]) = (uj.x, uj.y, uj.z);
-        }
-        let mut out = [[0.0f32; LANES]; 3];
+        let idx = lanes::chunk(js, i as u32);
+        let [px, py, pz] = lanes::load_xyz(pos, &idx);
+        let [wx, wy, wz] = lanes::load_xyz(vel, &idx);
         for k in 0..LANES {
-            let (rx, ry, rz) = (r[0][k], r[1][k], r[2][k]);
+            let c = pair(idx[k]);
+            let (rx, ry, rz) = (px[k] - xi.x, py[k] - xi.y, pz[k] - xi.z);
+            let (ux, uy, uz) = (vi.x - wx[k], vi.y - wy[k], vi.z - wz[k]);
             let d = (rx * rx + ry * ry + rz * rz).sqrt();
-            let q = d / c.h;
-            let (hx, hy, hz) = (rx / d, ry / d, rz / d);
-            let uu = u[0][k] * hx + u[1][k] * hy + u[2][k] * hz;
-            let s = c.dt * (1.0 - q) * (c.sigma * uu + c.beta * uu * uu) * c.w;
-            let skip = (q >= 1.0) | (d <= 0.0);
-            let keep = !skip & (uu > 0.0);
+            let inv = 1.0 / d;
+            let q = d * inv_h;
+            let uu = (ux * rx + uy * ry + uz * rz) * inv;
+            let s = c.dtw * (1.0 - q) * (c.sigma * uu + c.beta * uu * uu) * inv;
+            let keep = (q < 1.0) & (d > 0.0) & (uu > 0.0);
             // A dropped pair adds +0, which leaves every sum as it is.
-            out[0][k] = if keep { hx * s } else { 0.0 };
-            out[1][k] = if keep { hy * s } else { 0.0 };
-            out[2][k] = if keep { hz * s } else { 0.0 };
-        }
-        let [ox, oy, oz] = &out;
-        for ((&x, &y), &z) in ox.iter().zip(oy).zip(oz).take(js.len()) {
-            acc -= Vec3A::new(x, y, z);
+            acc[0][k] += if keep { rx * s } else { 0.0 };
+            acc[1][k] += if keep { ry * s } else { 0.0 };
+            acc[2][k] += if keep { rz * s } else { 0.0 };
         }
     }
-    acc
+    -Vec3A::new(
+        lanes::reduce(acc[0]),
+        lanes::reduce(acc[1]),
+        lanes::reduce(acc[2]),
+    )
+}
+
+/// [`row`] for one phase, 8 pairs at a time in AVX2 registers (the same operations).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn uniform_row_avx2(
+    pos: &[Vec3A],
+    vel: &[Vec3A],
+    js: &[u32],
+    i: usize,
+    c: &PairConstants,
+) -> Vec3A {
+    use std::arch::x86_64::*;
+    let (xi, vi) = (pos[i], vel[i]);
+    let (bx, by, bz) = (
+        _mm256_set1_ps(xi.x),
+        _mm256_set1_ps(xi.y),
+        _mm256_set1_ps(xi.z),
+    );
+    let (bvx, bvy, bvz) = (
+        _mm256_set1_ps(vi.x),
+        _mm256_set1_ps(vi.y),
+        _mm256_set1_ps(vi.z),
+    );
+    let (inv_h, sigma, beta, dtw) = (
+        _mm256_set1_ps(c.inv_h),
+        _mm256_set1_ps(c.sigma),
+        _mm256_set1_ps(c.beta),
+        _mm256_set1_ps(c.dtw),
+    );
+    let (one, zero) = (_mm256_set1_ps(1.0), _mm256_setzero_ps());
+    let (mut ax, mut ay, mut az) = (zero, zero, zero);
+    for js in js.chunks(LANES) {
+        let idx = lanes::chunk(js, i as u32);
+        // SAFETY: the processor has AVX2 (this function's requirement).
+        let ((px, py, pz), (wx, wy, wz)) = unsafe {
+            (
+                lanes::avx2::load_xyz(pos, &idx),
+                lanes::avx2::load_xyz(vel, &idx),
+            )
+        };
+        let (rx, ry, rz) = (
+            _mm256_sub_ps(px, bx),
+            _mm256_sub_ps(py, by),
+            _mm256_sub_ps(pz, bz),
+        );
+        let (ux, uy, uz) = (
+            _mm256_sub_ps(bvx, wx),
+            _mm256_sub_ps(bvy, wy),
+            _mm256_sub_ps(bvz, wz),
+        );
+        let r2 = _mm256_add_ps(
+            _mm256_add_ps(_mm256_mul_ps(rx, rx), _mm256_mul_ps(ry, ry)),
+            _mm256_mul_ps(rz, rz),
+        );
+        let d = _mm256_sqrt_ps(r2);
+        let inv = _mm256_div_ps(one, d);
+        let q = _mm256_mul_ps(d, inv_h);
+        let ur = _mm256_add_ps(
+            _mm256_add_ps(_mm256_mul_ps(ux, rx), _mm256_mul_ps(uy, ry)),
+            _mm256_mul_ps(uz, rz),
+        );
+        let uu = _mm256_mul_ps(ur, inv);
+        let law = _mm256_add_ps(
+            _mm256_mul_ps(sigma, uu),
+            _mm256_mul_ps(_mm256_mul_ps(beta, uu), uu),
+        );
+        let s = _mm256_mul_ps(
+            _mm256_mul_ps(_mm256_mul_ps(dtw, _mm256_sub_ps(one, q)), law),
+            inv,
+        );
+        let keep = _mm256_and_ps(
+            _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_LT_OQ>(q, one),
+                _mm256_cmp_ps::<_CMP_GT_OQ>(d, zero),
+            ),
+            _mm256_cmp_ps::<_CMP_GT_OQ>(uu, zero),
+        );
+        ax = _mm256_add_ps(ax, _mm256_and_ps(keep, _mm256_mul_ps(rx, s)));
+        ay = _mm256_add_ps(ay, _mm256_and_ps(keep, _mm256_mul_ps(ry, s)));
+        az = _mm256_add_ps(az, _mm256_and_ps(keep, _mm256_mul_ps(rz, s)));
+    }
+    // SAFETY: as above.
+    unsafe {
+        -Vec3A::new(
+            lanes::avx2::reduce(ax),
+            lanes::avx2::reduce(ay),
+            lanes::avx2::reduce(az),
+        )
+    }
+}
+
+/// [`row`] where there is no AVX2 build.
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn uniform_row_avx2(
+    pos: &[Vec3A],
+    vel: &[Vec3A],
+    js: &[u32],
+    i: usize,
+    c: &PairConstants,
+) -> Vec3A {
+    row(pos, vel, js, i, c.inv_h, |_| *c)
 }
 
 /// Whether any phase has viscosity at all.

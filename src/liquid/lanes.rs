@@ -1,0 +1,236 @@
+//! Eight-lane pieces of the pair loops: a neighbour row taken 8 entries at a time, the
+//! particles' arrays loaded for those entries as x, y, z lanes (AVX2 where the processor has
+//! it), kernel sums kept per lane, and the one fixed order in which lanes are added up.
+//!
+//! Entry `e` of a row always lands in lane `e % 8`, and the lanes are added up as
+//! `((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`, on every path and at any thread count.
+use glam::Vec3A;
+
+/// Entries of a neighbour row computed together.
+pub const LANES: usize = 8;
+
+/// One chunk of a neighbour row (at most [`LANES`] entries), padded with `pad` (for slots the
+/// row's own, whose zero distance every pair loop drops; for distances zero).
+#[inline(always)]
+pub fn chunk<T: Copy>(xs: &[T], pad: T) -> [T; LANES] {
+    if let Ok(full) = <[T; LANES]>::try_from(xs) {
+        return full;
+    }
+    let mut out = [pad; LANES];
+    for (o, &x) in out.iter_mut().zip(xs) {
+        *o = x;
+    }
+    out
+}
+
+/// The lanes added up in the fixed order `((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`.
+#[inline(always)]
+pub fn reduce(l: [f32; LANES]) -> f32 {
+    ((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))
+}
+
+/// Kernel sums `(sum (1-q)^2, sum (1-q)^3)` kept per lane.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LaneSums {
+    rho: [f32; LANES],
+    near: [f32; LANES],
+}
+
+impl LaneSums {
+    /// Add `a = 1 - q` in lane `lane` (nothing where `a <= 0`).
+    #[inline(always)]
+    pub fn add(&mut self, lane: usize, a: f32) {
+        let a = if a > 0.0 { a } else { 0.0 };
+        let a2 = a * a;
+        self.rho[lane] += a2;
+        self.near[lane] += a2 * a;
+    }
+
+    /// Add the kernel of every distance of a row, entry `e` in lane `e % 8`.
+    #[inline(always)]
+    pub fn add_row(&mut self, dist: &[f32], inv_h: f32) {
+        let mut chunks = dist.chunks_exact(LANES);
+        for c in &mut chunks {
+            for (k, &d) in c.iter().enumerate() {
+                self.add(k, 1.0 - d * inv_h);
+            }
+        }
+        for (k, &d) in chunks.remainder().iter().enumerate() {
+            self.add(k, 1.0 - d * inv_h);
+        }
+    }
+
+    /// The two sums, lanes added up in the fixed order.
+    #[inline(always)]
+    pub fn total(&self) -> [f32; 2] {
+        [reduce(self.rho), reduce(self.near)]
+    }
+}
+
+/// `v[idx[k]]` for the 8 lanes as separate x, y, z lanes.
+#[inline(always)]
+pub fn load_xyz(v: &[Vec3A], idx: &[u32; LANES]) -> [[f32; LANES]; 3] {
+    let mut out = [[0.0; LANES]; 3];
+    for (k, &j) in idx.iter().enumerate() {
+        let x = v[j as usize];
+        (out[0][k], out[1][k], out[2][k]) = (x.x, x.y, x.z);
+    }
+    out
+}
+
+/// `v[idx[k]]` for the 8 lanes as two lanes of their first and second entries.
+#[inline(always)]
+pub fn load_pairs(v: &[[f32; 2]], idx: &[u32; LANES]) -> [[f32; LANES]; 2] {
+    let mut out = [[0.0; LANES]; 2];
+    for (k, &j) in idx.iter().enumerate() {
+        [out[0][k], out[1][k]] = v[j as usize];
+    }
+    out
+}
+
+/// AVX2 builds of the loads (the same values as [`load_xyz`] and [`load_pairs`]).
+#[cfg(target_arch = "x86_64")]
+pub mod avx2 {
+    use super::LANES;
+    use glam::Vec3A;
+    use std::arch::x86_64::*;
+
+    /// [`super::load_xyz`] as three 8-lane vectors: eight 4-float loads and a transpose.
+    /// Inlined into the AVX2 builds of the pair loops (it has no build of its own).
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline(always)]
+    pub unsafe fn load_xyz(v: &[Vec3A], idx: &[u32; LANES]) -> (__m256, __m256, __m256) {
+        // Bounds are checked by the indexing; a Vec3A is four f32 (the fourth unused).
+        #[inline(always)]
+        fn at(v: &[Vec3A], j: u32) -> __m128 {
+            let p: *const Vec3A = &v[j as usize];
+            // SAFETY: `p` points at 16 readable bytes (a Vec3A is 16 bytes).
+            unsafe { _mm_loadu_ps(p.cast::<f32>()) }
+        }
+        let at = |k: usize| at(v, idx[k]);
+        // SAFETY: the processor has AVX2 (the caller's promise).
+        unsafe {
+            let a0 = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(at(0)), at(4));
+            let a1 = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(at(1)), at(5));
+            let a2 = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(at(2)), at(6));
+            let a3 = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(at(3)), at(7));
+            let t0 = _mm256_unpacklo_ps(a0, a1);
+            let t1 = _mm256_unpackhi_ps(a0, a1);
+            let t2 = _mm256_unpacklo_ps(a2, a3);
+            let t3 = _mm256_unpackhi_ps(a2, a3);
+            (
+                _mm256_shuffle_ps::<0b01_00_01_00>(t0, t2),
+                _mm256_shuffle_ps::<0b11_10_11_10>(t0, t2),
+                _mm256_shuffle_ps::<0b01_00_01_00>(t1, t3),
+            )
+        }
+    }
+
+    /// [`super::load_pairs`] as two 8-lane vectors.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline(always)]
+    pub unsafe fn load_pairs(v: &[[f32; 2]], idx: &[u32; LANES]) -> (__m256, __m256) {
+        #[inline(always)]
+        fn at(v: &[[f32; 2]], j: u32) -> __m128 {
+            let p: *const [f32; 2] = &v[j as usize];
+            // SAFETY: `p` points at 8 readable bytes.
+            unsafe { _mm_castpd_ps(_mm_load_sd(p.cast::<f64>())) }
+        }
+        let at = |k: usize| at(v, idx[k]);
+        // SAFETY: the processor has AVX2 (the caller's promise).
+        unsafe {
+            let a01 = _mm_movelh_ps(at(0), at(1));
+            let a23 = _mm_movelh_ps(at(2), at(3));
+            let a45 = _mm_movelh_ps(at(4), at(5));
+            let a67 = _mm_movelh_ps(at(6), at(7));
+            let a = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(a01), a45);
+            let b = _mm256_insertf128_ps::<1>(_mm256_castps128_ps256(a23), a67);
+            (
+                _mm256_shuffle_ps::<0b10_00_10_00>(a, b),
+                _mm256_shuffle_ps::<0b11_01_11_01>(a, b),
+            )
+        }
+    }
+
+    /// The 8 lanes of `v` added up in the fixed order ([`super::reduce`]).
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline(always)]
+    pub unsafe fn reduce(v: __m256) -> f32 {
+        let mut l = [0.0f32; LANES];
+        // SAFETY: `l` holds 8 floats; the processor has AVX2 (the caller's promise).
+        unsafe { _mm256_storeu_ps(l.as_mut_ptr(), v) };
+        super::reduce(l)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lane_loads_give_the_scalar_loads() {
+        if !crate::liquid::neighbours::has_avx2() {
+            return;
+        }
+        let v: Vec<Vec3A> = (0..20)
+            .map(|k| Vec3A::new(k as f32, 100.0 + k as f32, -(k as f32)))
+            .collect();
+        let p: Vec<[f32; 2]> = (0..20).map(|k| [k as f32, 0.5 - k as f32]).collect();
+        let idx = [3, 19, 0, 7, 7, 12, 5, 1];
+        let want = load_xyz(&v, &idx);
+        let want_p = load_pairs(&p, &idx);
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::*;
+            #[target_feature(enable = "avx2")]
+            fn loads(v: &[Vec3A], p: &[[f32; 2]], idx: &[u32; LANES]) -> [[f32; LANES]; 5] {
+                let mut out = [[0.0f32; LANES]; 5];
+                // SAFETY: the processor has AVX2 (this function's requirement); every row of
+                // `out` holds 8 floats.
+                unsafe {
+                    let (x, y, z) = avx2::load_xyz(v, idx);
+                    let (a, b) = avx2::load_pairs(p, idx);
+                    for (o, l) in out.iter_mut().zip([x, y, z, a, b]) {
+                        _mm256_storeu_ps(o.as_mut_ptr(), l);
+                    }
+                }
+                out
+            }
+            // SAFETY: the processor has AVX2 (checked above).
+            let [x, y, z, a, b] = unsafe { loads(&v, &p, &idx) };
+            let pairs = [
+                (x, want[0]),
+                (y, want[1]),
+                (z, want[2]),
+                (a, want_p[0]),
+                (b, want_p[1]),
+            ];
+            for (got, want) in pairs {
+                assert_eq!(got, want);
+            }
+        }
+        assert_eq!(want[1][1], 119.0);
+        assert_eq!(want_p[1][2], 0.5);
+    }
+
+    #[test]
+    fn lane_sums_put_entry_e_in_lane_e_mod_8() {
+        let dist: Vec<f32> = (0..21).map(|k| 0.05 * k as f32).collect();
+        let mut s = LaneSums::default();
+        s.add_row(&dist, 1.0);
+        let mut want = [[0.0f32; LANES]; 2];
+        for (e, &d) in dist.iter().enumerate() {
+            let a = (1.0 - d).max(0.0);
+            want[0][e % LANES] += a * a;
+            want[1][e % LANES] += a * a * a;
+        }
+        assert_eq!(s.total(), [reduce(want[0]), reduce(want[1])]);
+        assert!(s.total()[0] > 5.0, "{:?}", s.total());
+    }
+}
