@@ -89,6 +89,11 @@ struct ClampedInverse {
     v: Vec<f64>,
     /// The next inverse, swapped with `inv`.
     next: Vec<f64>,
+    /// A refactoring's matrix, its factorisation, unit vector and solution.
+    sub: DenseMatrix,
+    lu: Lu,
+    e: Vec<f64>,
+    x: Vec<f64>,
 }
 
 impl ClampedInverse {
@@ -141,21 +146,23 @@ impl ClampedInverse {
     /// false, inverse unchanged, if `M_CC` is numerically singular.
     fn refactor(&mut self, m: &DenseMatrix) -> bool {
         let k = self.k();
-        let mut sub = DenseMatrix::zeros(k, k);
+        let (sub, lu, e, x) = (&mut self.sub, &mut self.lu, &mut self.e, &mut self.x);
+        sub.reset(k, k);
         for (a, &r) in self.idx.iter().enumerate() {
             for (c, &col) in self.idx.iter().enumerate() {
                 sub[(a, c)] = m[(r, col)];
             }
         }
-        let Some(lu) = Lu::new(&sub, 1e-14) else {
+        if !lu.refactor(sub, 1e-14) {
             return false;
-        };
-        let mut e = vec![0.0; k];
+        }
+        e.clear();
+        e.resize(k, 0.0);
         for c in 0..k {
             e[c] = 1.0;
-            let x = lu.solve(&e);
+            lu.solve_into(e, x);
             e[c] = 0.0;
-            for (a, xa) in x.into_iter().enumerate() {
+            for (a, &xa) in x.iter().enumerate() {
                 self.inv[a * k + c] = xa;
             }
         }
