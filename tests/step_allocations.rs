@@ -1,8 +1,11 @@
 //! No allocation on a per-step path: after warm-up frames, a step of a shipped scene
 //! allocates on the heap only where a buffer it keeps grows past its high-water mark. The
-//! coupling, the joints and the block-pivoting solver keep their buffers between steps; each
-//! scene's bound below is what its steps still allocate (the dense sub-solves of the exact
-//! rows, see README, Development), so that a change that adds allocations to a step fails here.
+//! liquid, the coupling, the joints and the block-pivoting solver (its dense sub-solves
+//! included) keep their buffers between steps. What is left is rayon's: a parallel loop started
+//! from outside the pool (the simulation's thread) injects one job into the pool's queue, and
+//! the queue allocates a block of 63 slots every 63 injections, some 0.3-0.4 allocations a step
+//! for the scenes with liquid. Each scene's bound below is what its steps allocate, so that a
+//! change that adds allocations to a step fails here.
 use sphrigid::backend::Backend;
 use sphrigid::scene;
 use sphrigid::sim::Simulation;
@@ -53,17 +56,17 @@ fn allocations(file: &str, warm_frames: u32) -> u64 {
 #[test]
 fn steady_steps_allocate_at_most_their_scenes_bound() {
     // (scene, warm-up frames, most allocations per step). The toppling block is measured in
-    // contact with the floor and the liquid (from frame 12).
+    // contact with the floor and the liquid (from frame 12). Scenes with liquid: at most 1 a
+    // step, rayon's injection (measured 0.35-0.4; the hinged gate 0.7, its liquid contact list
+    // still growing past its high-water mark as the gate swings); scenes without: none.
     let scenes = [
         ("scenes/dam_break.toml", 2, 1),
         ("scenes/wrench_in_space.toml", 4, 0),
-        ("scenes/viscous_elastic.toml", 4, 2),
-        ("scenes/floating_box.toml", 4, 2),
-        // The rest solve friction or joint rows exactly: Dantzig's sub-solves of the exact rows
-        // (lcp/dantzig.rs, the drive's index sets in lcp/boxed.rs) still allocate per solve.
-        ("scenes/toppling_block.toml", 12, 60),
-        ("scenes/hinged_gate.toml", 4, 35),
-        ("scenes/chain.toml", 4, 130),
+        ("scenes/viscous_elastic.toml", 4, 1),
+        ("scenes/floating_box.toml", 4, 1),
+        ("scenes/toppling_block.toml", 12, 1),
+        ("scenes/hinged_gate.toml", 4, 1),
+        ("scenes/chain.toml", 4, 0),
     ];
     let mut over = Vec::new();
     for (file, frames, per_step) in scenes {

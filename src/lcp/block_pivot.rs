@@ -12,13 +12,13 @@
 //! and are made consistent inside the Dantzig sub-solve. A solve that still fails is retried
 //! by dense Dantzig pivoting when the problem is small enough to densify.
 use super::boxed::boxed_fixed;
-use super::dantzig::{Warm, dantzig_guarded};
+use super::dantzig::dantzig_guarded;
 use super::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
 use super::options::Options;
 use super::problem::effective_bounds_into;
 use super::solution::{Outcome, Residuals, Solution};
 use super::structured::{StructuredProblem, StructuredScratch};
-use model::Model;
+use model::{Model, SubSolve};
 
 mod model;
 
@@ -148,6 +148,10 @@ struct Scratch {
     model: Model,
     /// The model's maximiser f*.
     fstar: Vec<f64>,
+    /// The exact rows' sub-solves.
+    sub: SubSolve,
+    /// The line search's direction, gradient, and trial point with its liquid v.
+    search: [Vec<f64>; 4],
 }
 
 impl Default for Scratch {
@@ -176,6 +180,8 @@ impl Default for Scratch {
             visited: Vec::new(),
             model: Model::default(),
             fstar: Vec::new(),
+            sub: SubSolve::default(),
+            search: Default::default(),
         }
     }
 }
@@ -498,7 +504,7 @@ impl<'a> BlockPivot<'a> {
         // Whether `s.model` holds this solve's model.
         let mut built = false;
         // The exact rows' index sets from the previous step: a warm start for the next.
-        let mut warm: Option<Warm> = None;
+        s.sub.warm = false;
         // The exact rows' bounds in force (friction rows follow their normal's latest value).
         let (lo, hi) = (&mut s.lo, &mut s.hi);
         effective_bounds_into(&s.lo0, &s.hi0, &self.local_friction, zr, lo, hi);
@@ -537,12 +543,12 @@ impl<'a> BlockPivot<'a> {
             }
             let m = &s.model;
             let fstar = &mut s.fstar;
-            let zrs = match self.model_step(m, lo, hi, options, &mut pivots, &mut warm, fstar) {
-                Ok(x) => x,
-                Err(o) => break o,
-            };
+            if let Err(o) = self.model_step(m, lo, hi, options, &mut pivots, &mut s.sub, fstar) {
+                break o;
+            }
+            let zrs = &s.sub.z;
             if has_friction {
-                effective_bounds_into(&s.lo0, &s.hi0, &self.local_friction, &zrs, lo, hi);
+                effective_bounds_into(&s.lo0, &s.hi0, &self.local_friction, zrs, lo, hi);
             }
             // A full step that keeps the active set is the exact solution: take it.
             self.liquid_v(fstar, vt);
@@ -550,13 +556,13 @@ impl<'a> BlockPivot<'a> {
             let t = if iterations == 1 || repeats {
                 1.0
             } else {
-                match self.line_search(f, v, fstar, vt, (lo, hi)) {
+                match self.line_search(f, v, fstar, vt, (lo, hi), &mut s.search) {
                     Some(t) => t,
                     None => break Outcome::Singular,
                 }
             };
             zr.clear();
-            zr.extend_from_slice(&zrs);
+            zr.extend_from_slice(zrs);
             if t == 1.0 {
                 // vt holds v at f*.
                 std::mem::swap(f, fstar);
@@ -586,7 +592,7 @@ impl<'a> BlockPivot<'a> {
     /// Backtracking on the dual from f (liquid v there: `v`) towards f* (`vstar`): the
     /// largest `t = 2^-k` with `Psi(f + t d) >= Psi(f) + 1e-4 t Delta`,
     /// `Delta = grad_s . d + h(f*) - h(f)` (proximal Newton's sufficient increase). None if t
-    /// falls below 1e-12.
+    /// falls below 1e-12. `buffers` hold the direction, the gradient and the trial point.
     fn line_search(
         &self,
         f: &[f64],
@@ -594,10 +600,14 @@ impl<'a> BlockPivot<'a> {
         fstar: &[f64],
         vstar: &[f64],
         (lo, hi): (&[f64], &[f64]),
+        buffers: &mut [Vec<f64>; 4],
     ) -> Option<f64> {
-        let d: Vec<f64> = fstar.iter().zip(f).map(|(a, b)| a - b).collect();
+        let [d, grad, vt, ft] = buffers;
+        d.clear();
+        d.extend(fstar.iter().zip(f).map(|(a, b)| a - b));
         let psi0 = self.psi(f, v, lo, hi);
-        let mut grad = vec![0.0; self.dim];
+        grad.clear();
+        grad.resize(self.dim, 0.0);
         for (l, &vl) in v.iter().enumerate() {
             if vl < 0.0 {
                 let zl = -vl / self.liq.d[l];
@@ -616,17 +626,19 @@ impl<'a> BlockPivot<'a> {
         }
         let h0 = self.exact_value(f, lo, hi);
         let h1 = self.exact_value(fstar, lo, hi);
-        let delta = (dot(&grad, &d) + h1 - h0).max(0.0);
+        let delta = (dot(grad, d) + h1 - h0).max(0.0);
         let slack = 1e-12 * (psi0.abs() + self.kinetic(f).abs());
         if self.psi(fstar, vstar, lo, hi) >= psi0 + 1e-4 * delta - slack {
             return Some(1.0);
         }
-        let mut vt = vec![0.0; v.len()];
+        vt.clear();
+        vt.resize(v.len(), 0.0);
         let mut t = 0.5;
         loop {
-            let ft: Vec<f64> = f.iter().zip(&d).map(|(a, b)| a + t * b).collect();
-            self.liquid_v(&ft, &mut vt);
-            if self.psi(&ft, &vt, lo, hi) >= psi0 + 1e-4 * t * delta - slack {
+            ft.clear();
+            ft.extend(f.iter().zip(d.iter()).map(|(a, b)| a + t * b));
+            self.liquid_v(ft, vt);
+            if self.psi(ft, vt, lo, hi) >= psi0 + 1e-4 * t * delta - slack {
                 return Some(t);
             }
             t *= 0.5;

@@ -79,7 +79,7 @@ enum Block {
 
 /// The inverse of M restricted to the clamped set, kept up to date by bordering (with scratch
 /// buffers, so that a bordering allocates only when the set outgrows them).
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 struct ClampedInverse {
     idx: Vec<usize>,
     inv: Vec<f64>,
@@ -89,11 +89,22 @@ struct ClampedInverse {
     v: Vec<f64>,
     /// The next inverse, swapped with `inv`.
     next: Vec<f64>,
+    /// A refactoring's matrix, its factorisation, unit vector and solution.
+    sub: DenseMatrix,
+    lu: Lu,
+    e: Vec<f64>,
+    x: Vec<f64>,
 }
 
 impl ClampedInverse {
     fn k(&self) -> usize {
         self.idx.len()
+    }
+
+    /// Empty the clamped set, keeping the buffers.
+    fn clear(&mut self) {
+        self.idx.clear();
+        self.inv.clear();
     }
 
     /// Add row/column i; false if its Schur complement says it depends on C's (see
@@ -135,21 +146,23 @@ impl ClampedInverse {
     /// false, inverse unchanged, if `M_CC` is numerically singular.
     fn refactor(&mut self, m: &DenseMatrix) -> bool {
         let k = self.k();
-        let mut sub = DenseMatrix::zeros(k, k);
+        let (sub, lu, e, x) = (&mut self.sub, &mut self.lu, &mut self.e, &mut self.x);
+        sub.reset(k, k);
         for (a, &r) in self.idx.iter().enumerate() {
             for (c, &col) in self.idx.iter().enumerate() {
                 sub[(a, c)] = m[(r, col)];
             }
         }
-        let Some(lu) = Lu::new(&sub, 1e-14) else {
+        if !lu.refactor(sub, 1e-14) {
             return false;
-        };
-        let mut e = vec![0.0; k];
+        }
+        e.clear();
+        e.resize(k, 0.0);
         for c in 0..k {
             e[c] = 1.0;
-            let x = lu.solve(&e);
+            lu.solve_into(e, x);
             e[c] = 0.0;
-            for (a, xa) in x.into_iter().enumerate() {
+            for (a, &xa) in x.iter().enumerate() {
                 self.inv[a * k + c] = xa;
             }
         }
@@ -188,6 +201,34 @@ pub(crate) fn boxed_fixed(
     (z, outcome)
 }
 
+/// The buffers of a boxed drive, kept between solves by whoever solves again (the
+/// block-pivoting solver's sub-solves), so that a drive allocates only where a problem
+/// outgrows the largest before it. A solve leaves its z and final states here.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct BoxedWork {
+    /// The last solve's z.
+    pub(crate) z: Vec<f64>,
+    /// The last solve's final states.
+    pub(crate) state: Vec<State>,
+    w: Vec<f64>,
+    cl: ClampedInverse,
+    order: Vec<usize>,
+    dz: Vec<f64>,
+    dw: Vec<f64>,
+    mcd: Vec<f64>,
+    skip: Vec<usize>,
+    /// The polish's system, its factorisation, right-hand side and solution.
+    sub: DenseMatrix,
+    lu: Lu,
+    rhs: Vec<f64>,
+    x: Vec<f64>,
+    /// The warm start's repair: the clamped rows' residuals, those that leave their bounds,
+    /// and those that stay.
+    r: Vec<f64>,
+    out: Vec<usize>,
+    keep: Vec<usize>,
+}
+
 /// `boxed_fixed`, optionally warm-started from an earlier solve's z and final states (of the
 /// same length): rows whose old state still holds keep it, and only the others are driven.
 /// `facts` are M's (see [`MatrixFacts`]).
@@ -204,6 +245,25 @@ pub(crate) fn boxed_solve(
     warm: Option<(&[f64], &[State])>,
     facts: MatrixFacts,
 ) -> (Vec<f64>, Outcome, Vec<State>) {
+    let mut work = BoxedWork::default();
+    let outcome = boxed_solve_in(&mut work, m, q, lo, hi, tol, limit, pivots, warm, facts);
+    (work.z, outcome, work.state)
+}
+
+/// [`boxed_solve`] with the buffers of `work`, where it leaves z and the final states.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn boxed_solve_in(
+    work: &mut BoxedWork,
+    m: &DenseMatrix,
+    q: &[f64],
+    lo: &[f64],
+    hi: &[f64],
+    tol: f64,
+    limit: usize,
+    pivots: &mut usize,
+    warm: Option<(&[f64], &[State])>,
+    facts: MatrixFacts,
+) -> Outcome {
     debug_assert_eq!(facts.symmetric, m.is_exactly_symmetric());
     let n = q.len();
     let mscale = facts.scale;
@@ -218,31 +278,49 @@ pub(crate) fn boxed_solve(
         floor: tol.max(1e-14) * 10.0 * mscale,
     };
     let warm = warm.filter(|(z, s)| z.len() == n && s.len() == n);
-    let (mut z, mut w, mut state, mut cl) = match warm {
-        Some((zprev, prev)) => warm::repair(m, q, lo, hi, zprev, prev, stol, wtol),
+    match warm {
+        Some((zprev, prev)) => warm::repair(work, m, q, lo, hi, zprev, prev, stol, wtol),
         None => {
-            let z: Vec<f64> = (0..n).map(|i| 0.0f64.clamp(lo[i], hi[i])).collect();
-            let mut w = m.mul_vec(&z);
-            for (wi, qi) in w.iter_mut().zip(q) {
+            work.z.clear();
+            work.z.extend((0..n).map(|i| 0.0f64.clamp(lo[i], hi[i])));
+            m.mul_vec_into(&work.z, &mut work.w);
+            for (wi, qi) in work.w.iter_mut().zip(q) {
                 *wi += qi;
             }
-            let state = vec![State::Waiting; n];
-            (z, w, state, ClampedInverse::default())
+            work.state.clear();
+            work.state.resize(n, State::Waiting);
+            work.cl.clear();
         }
-    };
+    }
+    let BoxedWork {
+        z,
+        state,
+        w,
+        cl,
+        order,
+        dz,
+        dw,
+        mcd,
+        skip,
+        sub,
+        lu,
+        rhs,
+        x,
+        ..
+    } = work;
     // M's columns as contiguous rows, for the direction's dw = M dz.
     let transposed = (!facts.symmetric).then(|| m.transpose());
     let column = |c: usize| transposed.as_ref().map_or(m.row(c), |t| t.row(c));
     let free = |i: usize| lo[i] == f64::NEG_INFINITY && hi[i] == f64::INFINITY;
-    let order: Vec<usize> = (0..n)
-        .filter(|&i| free(i))
-        .chain((0..n).filter(|&i| !free(i)))
-        .collect();
-    let mut dz = vec![0.0; n];
-    let mut dw = vec![0.0; n];
-    let mut mcd: Vec<f64> = Vec::new();
+    order.clear();
+    order.extend((0..n).filter(|&i| free(i)));
+    order.extend((0..n).filter(|&i| !free(i)));
+    dz.clear();
+    dz.resize(n, 0.0);
+    dw.clear();
+    dw.resize(n, 0.0);
     let start = *pivots;
-    for &d in &order {
+    for &d in order.iter() {
         if state[d] != State::Waiting {
             continue;
         }
@@ -253,7 +331,7 @@ pub(crate) fn boxed_solve(
         }
         // Rows whose joining C proved numerically singular during this drive: in exact
         // arithmetic their dw is zero (their column lies in the span of C's), so they never block.
-        let mut skip: Vec<usize> = Vec::new();
+        skip.clear();
         // The row the last step moved into C from a bound, and whether C's inverse has been
         // refactored since: in exact arithmetic such a row moves into its interior next.
         let mut joined: Option<usize> = None;
@@ -277,7 +355,7 @@ pub(crate) fn boxed_solve(
                 break;
             }
             if *pivots - start >= limit {
-                return (z, Outcome::PivotLimit, state);
+                return Outcome::PivotLimit;
             }
             *pivots += 1;
             let s = if wd < 0.0 { 1.0 } else { -1.0 };
@@ -288,12 +366,12 @@ pub(crate) fn boxed_solve(
             dz.iter_mut().for_each(|v| *v = 0.0);
             dz[d] = s;
             for a in 0..k {
-                dz[cl.idx[a]] = -s * dot(&cl.inv[a * k..(a + 1) * k], &mcd);
+                dz[cl.idx[a]] = -s * dot(&cl.inv[a * k..(a + 1) * k], mcd);
             }
             dw.iter_mut().for_each(|v| *v = 0.0);
-            axpy(&mut dw, s, column(d));
+            axpy(dw, s, column(d));
             for &c in &cl.idx {
-                axpy(&mut dw, dz[c], column(c));
+                axpy(dw, dz[c], column(c));
             }
             for &c in &cl.idx {
                 dw[c] = 0.0;
@@ -356,7 +434,7 @@ pub(crate) fn boxed_solve(
                 // Nothing limits the step: d with C gives a direction in which z grows without
                 // bound and d's w never reaches zero, a certificate that the problem (with the
                 // rows processed so far, and so the whole of it) is infeasible.
-                return (z, Outcome::Ray, state);
+                return Outcome::Ray;
             };
             // A row that just joined C from a bound must move into its interior (its w was
             // falling, and its Schur complement is positive). A degenerate step that throws it
@@ -421,8 +499,8 @@ pub(crate) fn boxed_solve(
             }
         }
     }
-    polish(m, q, &cl.idx, &mut z);
-    (z, Outcome::Solved, state)
+    polish(m, q, &cl.idx, z, sub, lu, rhs, x);
+    Outcome::Solved
 }
 
 /// The largest |w| (relative to q's scale) a driven row whose column depends on the clamped
@@ -453,14 +531,26 @@ fn axpy(y: &mut [f64], a: f64, x: &[f64]) {
     }
 }
 
-/// Re-solve the clamped rows exactly: `M_CC z_C = -(q_C + M_CN z_N)`.
-fn polish(m: &DenseMatrix, q: &[f64], idx: &[usize], z: &mut [f64]) {
+/// Re-solve the clamped rows exactly: `M_CC z_C = -(q_C + M_CN z_N)` (in the buffers `sub`,
+/// `lu`, `rhs` and `x`).
+#[allow(clippy::too_many_arguments)]
+fn polish(
+    m: &DenseMatrix,
+    q: &[f64],
+    idx: &[usize],
+    z: &mut [f64],
+    sub: &mut DenseMatrix,
+    lu: &mut Lu,
+    rhs: &mut Vec<f64>,
+    x: &mut Vec<f64>,
+) {
     let k = idx.len();
     if k == 0 {
         return;
     }
-    let mut sub = DenseMatrix::zeros(k, k);
-    let mut rhs = vec![0.0; k];
+    sub.reset(k, k);
+    rhs.clear();
+    rhs.resize(k, 0.0);
     for (a, &i) in idx.iter().enumerate() {
         let mut r = -q[i];
         for (j, &zj) in z.iter().enumerate() {
@@ -472,8 +562,8 @@ fn polish(m: &DenseMatrix, q: &[f64], idx: &[usize], z: &mut [f64]) {
         }
         rhs[a] = r;
     }
-    if let Some(lu) = Lu::new(&sub, 1e-14) {
-        let x = lu.solve(&rhs);
+    if lu.refactor(sub, 1e-14) {
+        lu.solve_into(rhs, x);
         for (a, &i) in idx.iter().enumerate() {
             z[i] = x[a];
         }

@@ -1,11 +1,11 @@
 //! Dantzig/Baraff principal pivoting for boxed LCPs with symmetric positive semi-definite M
 //! (the drive itself lives in `boxed.rs`). Friction bounds that follow a normal row are
 //! made exact by fixed-point rounds over the bounds.
-use super::boxed::{MatrixFacts, State, boxed_solve};
+use super::boxed::{BoxedWork, MatrixFacts, State, boxed_solve_in};
 use super::lemke::w_scale;
 use super::matrix::{DenseMatrix, Lu};
 use super::options::Options;
-use super::problem::{DenseProblem, effective_bounds};
+use super::problem::{DenseProblem, effective_bounds_into};
 use super::solution::{Outcome, Residuals, SOLVED_RESIDUAL, Solution};
 use super::standard_form::lemke_boxed;
 
@@ -93,6 +93,33 @@ pub(crate) fn dantzig_unchecked(problem: &DenseProblem, options: &Options) -> So
 /// A warm start: z and the final index sets of a solve of a nearby problem.
 pub(crate) type Warm = (Vec<f64>, Vec<State>);
 
+/// The buffers of [`dantzig_warm_in`], kept between solves by whoever solves again (the
+/// block-pivoting solver's sub-solves). A solve leaves z, w and the final states here.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct DantzigWork {
+    /// The last solve's z.
+    pub(crate) z: Vec<f64>,
+    /// The last solve's w.
+    pub(crate) w: Vec<f64>,
+    /// The last solve's final states (empty if no drive ran).
+    pub(crate) state: Vec<State>,
+    boxed: BoxedWork,
+    zbar: Vec<f64>,
+    zlast: Vec<f64>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    fixed: FixedPointWork,
+}
+
+/// What a solve of [`dantzig_warm_in`] counted and found besides its z and w.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Counts {
+    pub(crate) outcome: Outcome,
+    pub(crate) pivots: usize,
+    pub(crate) rounds: usize,
+    pub(crate) residuals: Residuals,
+}
+
 /// Dantzig without validation, optionally warm-started and told M's facts (else they are
 /// measured); also returns the final warm start. `guarded`: a guard stands behind this
 /// attempt, so rounds that stall end it (outcome pivot limit) rather than run on.
@@ -103,57 +130,101 @@ pub(crate) fn dantzig_warm(
     facts: Option<MatrixFacts>,
     guarded: bool,
 ) -> (Solution, Warm) {
+    let mut work = DantzigWork::default();
+    let warm = warm.map(|w| (w.0.as_slice(), w.1.as_slice()));
+    let c = dantzig_warm_in(&mut work, problem, options, warm, facts, guarded);
+    let sol = Solution {
+        outcome: c.outcome,
+        z: work.z.clone(),
+        w: work.w,
+        pivots: c.pivots,
+        iterations: c.rounds,
+        residuals: c.residuals,
+    };
+    (sol, (work.z, work.state))
+}
+
+/// [`dantzig_warm`] with the buffers of `work`, where it leaves z, w and the final states.
+pub(crate) fn dantzig_warm_in(
+    work: &mut DantzigWork,
+    problem: &DenseProblem,
+    options: &Options,
+    warm: Option<(&[f64], &[State])>,
+    facts: Option<MatrixFacts>,
+    guarded: bool,
+) -> Counts {
     let n = problem.len();
     let limit = options.pivot_limit_for(n);
     let mut pivots = 0;
     let has_friction = problem.friction.iter().any(Option::is_some);
     let facts = facts.unwrap_or_else(|| MatrixFacts::of(&problem.m));
-    let mut z = vec![0.0; n];
-    // w at z, when the fixed point found it already.
-    let mut w_known = None;
+    let DantzigWork {
+        z,
+        w,
+        state: last_state,
+        boxed,
+        zbar,
+        zlast,
+        lo,
+        hi,
+        fixed,
+    } = work;
+    z.clear();
+    z.resize(n, 0.0);
+    // Whether w holds w at z, when the fixed point found it already.
+    let mut w_known = false;
     // The normal values the friction bounds are taken from (relaxed after a few rounds, so that
     // a two-state oscillation dies out).
-    let mut zbar = warm.map_or_else(|| vec![0.0; n], |w| w.0.clone());
+    zbar.clear();
+    match warm {
+        Some((zw, _)) => zbar.extend_from_slice(zw),
+        None => zbar.resize(n, 0.0),
+    }
     let mut rounds = 0;
     let mut damped = false;
     // Damped rounds in a row that made no headway.
     let mut stalls = 0;
     // Later rounds move the bounds only a little: start from the last round's index sets.
-    let mut last_state: Option<Vec<State>> = warm.map(|w| w.1.clone());
+    last_state.clear();
+    let mut has_state = false;
+    if let Some((_, s)) = warm {
+        last_state.extend_from_slice(s);
+        has_state = true;
+    }
     let mut last_change = f64::INFINITY;
     // The values rows the index sets leave untouched (parked rows) keep between rounds.
-    let mut zlast = zbar.clone();
+    zlast.clone_from(zbar);
     let outcome = loop {
         // Once the index sets are right, the fixed point of the rounds solves one linear
         // system: friction rows on a bound move with their normal's value.
-        if has_friction
-            && let Some(state) = last_state.as_deref()
-            && let Some((zf, wf)) = fixed_point(problem, state, &zlast)
-        {
-            z = zf;
-            w_known = Some(wf);
+        if has_friction && has_state && fixed_point_in(problem, last_state, zlast, fixed) {
+            std::mem::swap(z, &mut fixed.a);
+            std::mem::swap(w, &mut fixed.w);
+            w_known = true;
             break Outcome::Solved;
         }
         rounds += 1;
-        let (lo, hi) = problem.bounds_at(&zbar);
-        let (znew, outcome, state) = boxed_solve(
+        effective_bounds_into(&problem.lo, &problem.hi, &problem.friction, zbar, lo, hi);
+        let outcome = boxed_solve_in(
+            boxed,
             &problem.m,
             &problem.q,
-            &lo,
-            &hi,
+            lo,
+            hi,
             options.tolerance,
             limit,
             &mut pivots,
-            last_state.as_deref().map(|s| (zlast.as_slice(), s)),
+            has_state.then_some((zlast.as_slice(), last_state.as_slice())),
             facts,
         );
-        z = znew;
-        zlast.clone_from(&z);
-        last_state = Some(state);
+        z.clone_from(&boxed.z);
+        zlast.clone_from(z);
+        last_state.clone_from(&boxed.state);
+        has_state = true;
         if outcome != Outcome::Solved || !has_friction {
             break outcome;
         }
-        let change = bounds_change(problem, &zbar, &z);
+        let change = bounds_change(problem, zbar, z);
         let zs = z.iter().fold(0.0f64, |s, v| s.max(v.abs()));
         if change <= 1e-13 * zs.max(f64::MIN_POSITIVE) {
             break Outcome::Solved;
@@ -163,12 +234,12 @@ pub(crate) fn dantzig_warm(
         // coefficient 1, has a continuum of solutions (a squeeze, or a loop of friction and
         // normal forces, adds impulses that cancel on the body), and the rounds can walk along
         // it for ever. Such a z is the answer.
-        let wz = problem.w(&z);
-        let (lz, hz) = problem.bounds_at(&z);
-        if Residuals::compute(&z, &wz, &lz, &hz, w_scale(&problem.m, &problem.q, &z)).relative()
+        problem.w_into(z, w);
+        effective_bounds_into(&problem.lo, &problem.hi, &problem.friction, z, lo, hi);
+        if Residuals::compute(z, w, lo, hi, w_scale(&problem.m, &problem.q, z)).relative()
             <= ROUNDS_AT_A_SOLUTION
         {
-            w_known = Some(wz);
+            w_known = true;
             break Outcome::Solved;
         }
         if rounds >= options.max_friction_rounds {
@@ -186,11 +257,13 @@ pub(crate) fn dantzig_warm(
             stalls = 0;
         }
         last_change = change;
-        relax_normals(&mut zbar, &z, if damped { 0.5 } else { 1.0 });
+        relax_normals(zbar, z, if damped { 0.5 } else { 1.0 });
     };
-    let w = w_known.unwrap_or_else(|| problem.w(&z));
-    let (lo, hi) = problem.bounds_at(&z);
-    let residuals = Residuals::compute(&z, &w, &lo, &hi, w_scale(&problem.m, &problem.q, &z));
+    if !w_known {
+        problem.w_into(z, w);
+    }
+    effective_bounds_into(&problem.lo, &problem.hi, &problem.friction, z, lo, hi);
+    let residuals = Residuals::compute(z, w, lo, hi, w_scale(&problem.m, &problem.q, z));
     // Rounding on a rank-deficient clamped set can end the drive on a point that is not a
     // solution: never call that solved.
     let outcome = if outcome == Outcome::Solved && residuals.relative() > SOLVED_RESIDUAL {
@@ -198,16 +271,12 @@ pub(crate) fn dantzig_warm(
     } else {
         outcome
     };
-    let state = last_state.unwrap_or_default();
-    let sol = Solution {
+    Counts {
         outcome,
-        z: z.clone(),
-        w,
         pivots,
-        iterations: rounds,
+        rounds,
         residuals,
-    };
-    (sol, (z, state))
+    }
 }
 
 /// A solved Solution from the index sets an approximate solution `z` suggests (rows at a
@@ -254,13 +323,55 @@ fn polish(p: &DenseProblem, z: &[f64]) -> Option<Solution> {
 /// values from `zprev`. Some(z) only if every condition holds to rounding against the bounds
 /// in force at z itself, so z is a solution of the friction problem; w comes with it.
 fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<(Vec<f64>, Vec<f64>)> {
+    let mut work = FixedPointWork::default();
+    fixed_point_in(p, state, zprev, &mut work).then_some((work.a, work.w))
+}
+
+/// The buffers of [`fixed_point_in`]; a fixed point found leaves z in `a` and w in `w`.
+#[derive(Debug, Clone, Default)]
+struct FixedPointWork {
+    pos: Vec<usize>,
+    clamped: Vec<usize>,
+    a: Vec<f64>,
+    coef: Vec<Option<(usize, f64)>>,
+    sys: DenseMatrix,
+    lu: Lu,
+    rhs: Vec<f64>,
+    x: Vec<f64>,
+    lo: Vec<f64>,
+    hi: Vec<f64>,
+    w: Vec<f64>,
+}
+
+/// [`fixed_point`] with the buffers of `work`: true, with z in `work.a` and w in `work.w`, when
+/// the fixed point solves the friction problem.
+fn fixed_point_in(
+    p: &DenseProblem,
+    state: &[State],
+    zprev: &[f64],
+    work: &mut FixedPointWork,
+) -> bool {
     let n = p.len();
     if state.len() != n {
-        return None;
+        return false;
     }
+    let FixedPointWork {
+        pos,
+        clamped,
+        a,
+        coef,
+        sys,
+        lu,
+        rhs,
+        x,
+        lo,
+        hi,
+        w,
+    } = work;
     // Position of each clamped row among the unknowns.
-    let mut pos = vec![usize::MAX; n];
-    let mut clamped = Vec::new();
+    pos.clear();
+    pos.resize(n, usize::MAX);
+    clamped.clear();
     for (i, s) in state.iter().enumerate() {
         if *s == State::Clamped {
             pos[i] = clamped.len();
@@ -268,8 +379,10 @@ fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<(Vec<
         }
     }
     // Every other row's value as a + b x_u (u an unknown's position, or none).
-    let mut a = vec![0.0; n];
-    let mut coef: Vec<Option<(usize, f64)>> = vec![None; n];
+    a.clear();
+    a.resize(n, 0.0);
+    coef.clear();
+    coef.resize(n, None);
     for i in 0..n {
         let bound = match state[i] {
             State::Clamped => continue,
@@ -277,12 +390,12 @@ fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<(Vec<
                 a[i] = zprev[i];
                 continue;
             }
-            State::Waiting => return None,
+            State::Waiting => return false,
             State::AtLo | State::Fixed => p.lo[i],
             State::AtHi => p.hi[i],
         };
         if !bound.is_finite() {
-            return None;
+            return false;
         }
         match p.friction[i] {
             None => a[i] = bound,
@@ -297,13 +410,14 @@ fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<(Vec<
                     a[i] = bound * zj.max(0.0);
                 }
                 State::Parked if p.friction[j].is_none() => a[i] = bound * zprev[j].max(0.0),
-                _ => return None,
+                _ => return false,
             },
         }
     }
     let k = clamped.len();
-    let mut sys = DenseMatrix::zeros(k, k);
-    let mut rhs = vec![0.0; k];
+    sys.reset(k, k);
+    rhs.clear();
+    rhs.resize(k, 0.0);
     for (r, &c) in clamped.iter().enumerate() {
         let row = p.m.row(c);
         let mut b = -p.q[c];
@@ -318,9 +432,12 @@ fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<(Vec<
         }
         rhs[r] = b;
     }
-    let mut z = a;
+    let z = a;
     if k > 0 {
-        let x = Lu::new(&sys, 1e-14)?.solve(&rhs);
+        if !lu.refactor(sys, 1e-14) {
+            return false;
+        }
+        lu.solve_into(rhs, x);
         for (r, &c) in clamped.iter().enumerate() {
             z[c] = x[r];
         }
@@ -332,7 +449,7 @@ fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<(Vec<
     }
     // Check every condition against the bounds in force at z: first those on z alone, then,
     // only if they hold, those on w (which costs a product with M).
-    let (lo, hi) = p.bounds_at(&z);
+    effective_bounds_into(&p.lo, &p.hi, &p.friction, z, lo, hi);
     let zs = z
         .iter()
         .fold(0.0f64, |s, v| s.max(v.abs()))
@@ -352,16 +469,15 @@ fn fixed_point(p: &DenseProblem, state: &[State], zprev: &[f64]) -> Option<(Vec<
         }
     });
     if !z_ok {
-        return None;
+        return false;
     }
-    let w = p.w(&z);
-    let w_ok = (0..n).all(|i| match state[i] {
+    p.w_into(z, w);
+    (0..n).all(|i| match state[i] {
         State::AtLo => w[i] >= -wt,
         State::AtHi => w[i] <= wt,
         State::Fixed => true,
         _ => w[i].abs() <= wt,
-    });
-    w_ok.then_some((z, w))
+    })
 }
 
 /// Move the normal values behind the friction bounds a fraction omega towards the new solution.
@@ -371,12 +487,64 @@ fn relax_normals(zbar: &mut [f64], z: &[f64], omega: f64) {
     }
 }
 
-/// The largest change of a friction bound between two iterates.
+/// The largest change of a friction bound between two iterates (the bounds in force at each,
+/// compared row by row without building them).
 fn bounds_change(p: &DenseProblem, a: &[f64], b: &[f64]) -> f64 {
-    let (la, ha) = effective_bounds(&p.lo, &p.hi, &p.friction, a);
-    let (lb, hb) = effective_bounds(&p.lo, &p.hi, &p.friction, b);
     (0..a.len())
-        .filter(|&i| p.friction[i].is_some())
-        .map(|i| (la[i] - lb[i]).abs().max((ha[i] - hb[i]).abs()))
+        .filter_map(|i| p.friction[i].map(|j| (i, j)))
+        .map(|(i, j)| {
+            let (sa, sb) = (a[j].max(0.0), b[j].max(0.0));
+            let (la, ha) = (p.lo[i] * sa, p.hi[i] * sa);
+            let (lb, hb) = (p.lo[i] * sb, p.hi[i] * sb);
+            (la - lb).abs().max((ha - hb).abs())
+        })
         .fold(0.0, f64::max)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lcp::sample::{SampleSpec, liquid_on_boxes};
+
+    /// One workspace reused across problems of different sizes, cold and warm-started, gives
+    /// bit for bit what a fresh one gives: z, w, the states, the outcome and the pivots (no
+    /// stale buffer leaks into a solve).
+    #[test]
+    fn a_reused_workspace_solves_as_a_fresh_one() {
+        let mut work = DantzigWork::default();
+        let options = Options::default();
+        let (mut warm_fixed_points, mut solved) = (0, 0);
+        for seed in 0..12u64 {
+            let p = liquid_on_boxes(&SampleSpec {
+                liquid_contacts: 10 + (seed as usize * 7) % 30,
+                bodies: 1 + seed as usize % 3,
+                rigid_contacts: 1 + seed as usize % 4,
+                friction: true,
+                shared_particles: seed as usize % 3,
+                seed,
+            })
+            .to_dense();
+            let (fresh, next) = dantzig_warm(&p, &options, None, None, false);
+            let c = dantzig_warm_in(&mut work, &p, &options, None, None, false);
+            assert_eq!(c.outcome, fresh.outcome, "seed {seed}");
+            assert_eq!(c.pivots, fresh.pivots, "seed {seed}");
+            assert_eq!(work.z, fresh.z, "seed {seed}");
+            assert_eq!(work.w, fresh.w, "seed {seed}");
+            assert_eq!(work.state, next.1, "seed {seed}");
+            solved += usize::from(fresh.outcome == Outcome::Solved);
+            // Warm-started from the solution: the fixed point settles it at once.
+            let (again, _) = dantzig_warm(&p, &options, Some(&next), None, false);
+            let warm = Some((next.0.as_slice(), next.1.as_slice()));
+            let c = dantzig_warm_in(&mut work, &p, &options, warm, None, false);
+            assert_eq!(c.outcome, again.outcome, "seed {seed}");
+            assert_eq!(work.z, again.z, "seed {seed}");
+            assert_eq!(work.w, again.w, "seed {seed}");
+            warm_fixed_points += usize::from(c.rounds == 0);
+        }
+        assert!(solved >= 10, "{solved} solved");
+        assert!(
+            warm_fixed_points >= 5,
+            "{warm_fixed_points} warm fixed points"
+        );
+    }
 }

@@ -1,7 +1,7 @@
 //! A small row-major dense matrix with the LU and Cholesky factorisations the solvers need.
 
-/// A dense row-major matrix of f64.
-#[derive(Debug, Clone, PartialEq)]
+/// A dense row-major matrix of f64 (the default is the empty 0 x 0 matrix).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct DenseMatrix {
     rows: usize,
     cols: usize,
@@ -101,8 +101,16 @@ impl DenseMatrix {
 
     /// Matrix-vector product `self * x`.
     pub fn mul_vec(&self, x: &[f64]) -> Vec<f64> {
+        let mut y = Vec::new();
+        self.mul_vec_into(x, &mut y);
+        y
+    }
+
+    /// [`DenseMatrix::mul_vec`] into `y` (a buffer kept by the caller).
+    pub fn mul_vec_into(&self, x: &[f64], y: &mut Vec<f64>) {
         assert_eq!(x.len(), self.cols);
-        (0..self.rows).map(|i| dot(self.row(i), x)).collect()
+        y.clear();
+        y.extend((0..self.rows).map(|i| dot(self.row(i), x)));
     }
 
     /// The largest absolute row sum (infinity norm).
@@ -206,8 +214,9 @@ pub(crate) fn six(x: &[f64], at: usize) -> &[f64; 6] {
     x[at..at + 6].try_into().expect("six numbers")
 }
 
-/// An LU factorisation with partial pivoting of a square matrix.
-#[derive(Debug, Clone)]
+/// An LU factorisation with partial pivoting of a square matrix (the default factors the
+/// empty matrix, to [`Lu::refactor`] later).
+#[derive(Debug, Clone, Default)]
 pub struct Lu {
     lu: DenseMatrix,
     perm: Vec<usize>,
@@ -216,10 +225,19 @@ pub struct Lu {
 impl Lu {
     /// Factor `a`; None if a pivot falls below `tol` times the largest entry.
     pub fn new(a: &DenseMatrix, rel_tol: f64) -> Option<Self> {
+        let mut lu = Self::default();
+        lu.refactor(a, rel_tol).then_some(lu)
+    }
+
+    /// Factor `a` as [`Lu::new`] does, into this factorisation's buffers; false (the
+    /// factorisation is then unusable) if a pivot falls below `tol` times the largest entry.
+    pub fn refactor(&mut self, a: &DenseMatrix, rel_tol: f64) -> bool {
         let n = a.rows();
         assert_eq!(n, a.cols());
-        let mut lu = a.clone();
-        let mut perm: Vec<usize> = (0..n).collect();
+        let (lu, perm) = (&mut self.lu, &mut self.perm);
+        lu.set_row_major(n, n, &a.data);
+        perm.clear();
+        perm.extend(0..n);
         let tol = rel_tol * a.max_abs().max(f64::MIN_POSITIVE);
         for k in 0..n {
             let p = (k..n)
@@ -227,7 +245,7 @@ impl Lu {
                 .unwrap_or(k);
             let piv = lu[(p, k)];
             if piv.abs() <= tol || !piv.is_finite() {
-                return None;
+                return false;
             }
             if p != k {
                 for j in 0..n {
@@ -246,13 +264,21 @@ impl Lu {
                 }
             }
         }
-        Some(Self { lu, perm })
+        true
     }
 
     /// Solve `a x = b`.
     pub fn solve(&self, b: &[f64]) -> Vec<f64> {
+        let mut x = Vec::new();
+        self.solve_into(b, &mut x);
+        x
+    }
+
+    /// [`Lu::solve`] into `x` (a buffer kept by the caller).
+    pub fn solve_into(&self, b: &[f64], x: &mut Vec<f64>) {
         let n = self.perm.len();
-        let mut x: Vec<f64> = self.perm.iter().map(|&p| b[p]).collect();
+        x.clear();
+        x.extend(self.perm.iter().map(|&p| b[p]));
         for i in 0..n {
             let s = dot(&self.lu.row(i)[..i], &x[..i]);
             x[i] -= s;
@@ -261,7 +287,6 @@ impl Lu {
             let s = dot(&self.lu.row(i)[i + 1..], &x[i + 1..]);
             x[i] = (x[i] - s) / self.lu[(i, i)];
         }
-        x
     }
 }
 

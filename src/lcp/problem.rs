@@ -65,11 +65,17 @@ impl DenseProblem {
 
     /// `w = M z + q`.
     pub fn w(&self, z: &[f64]) -> Vec<f64> {
-        let mut w = self.m.mul_vec(z);
+        let mut w = Vec::new();
+        self.w_into(z, &mut w);
+        w
+    }
+
+    /// [`DenseProblem::w`] into `w` (a buffer kept by the caller).
+    pub fn w_into(&self, z: &[f64], w: &mut Vec<f64>) {
+        self.m.mul_vec_into(z, w);
         for (wi, qi) in w.iter_mut().zip(&self.q) {
             *wi += qi;
         }
-        w
     }
 
     /// The bounds in force at `z` (friction rows scaled by their normal row's value).

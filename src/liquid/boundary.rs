@@ -92,10 +92,12 @@ impl BoundaryGrid {
             return;
         }
         let ncells = grid.cells();
-        let cell_of: Vec<u32> = b.pos.iter().map(|&x| grid.cell_index(x)).collect();
+        // Each particle's cell is found twice (to count, then to scatter) rather than kept:
+        // nothing is allocated once the buffers have held as many particles and cells.
+        let cell_of = |k: usize| grid.cell_index(b.pos[k]);
         self.cell_start.resize(ncells + 1, 0);
-        for &c in &cell_of {
-            self.cell_start[c as usize + 1] += 1;
+        for k in 0..b.len() {
+            self.cell_start[cell_of(k) as usize + 1] += 1;
         }
         for c in 0..ncells {
             self.cell_start[c + 1] += self.cell_start[c];
@@ -104,8 +106,8 @@ impl BoundaryGrid {
         // start), then shift the starts back.
         self.sorted.pos.resize(b.len(), Vec3A::ZERO);
         self.sorted.weight.resize(b.len(), 0.0);
-        for (k, &c) in cell_of.iter().enumerate() {
-            let slot = &mut self.cell_start[c as usize];
+        for k in 0..b.len() {
+            let slot = &mut self.cell_start[cell_of(k) as usize];
             self.sorted.pos[*slot as usize] = b.pos[k];
             self.sorted.weight[*slot as usize] = b.weight[k];
             *slot += 1;

@@ -7,8 +7,8 @@
 //! complement `S = D_RR + J_R Y` has an entry only where two rows share a particle or a group:
 //! each costs 6 or 12 products, and S is exactly symmetric by construction.
 use super::BlockPivot;
-use crate::lcp::boxed::{MatrixFacts, boxed_solve};
-use crate::lcp::dantzig::{Warm, dantzig_warm, guarded_options};
+use crate::lcp::boxed::{BoxedWork, MatrixFacts, State, boxed_solve_in};
+use crate::lcp::dantzig::{DantzigWork, dantzig_warm_in, guarded_options};
 use crate::lcp::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
 use crate::lcp::options::Options;
 use crate::lcp::problem::DenseProblem;
@@ -79,6 +79,20 @@ struct ModelWork {
     x: Vec<f64>,
     jac: Vec<Vec<f64>>,
     blk: Vec<f64>,
+}
+
+/// The exact rows' sub-solves of a block-pivoting solve: their buffers, the warm start each
+/// step hands the next, and the last step's z, kept between solves.
+#[derive(Debug, Clone, Default)]
+pub(super) struct SubSolve {
+    dantzig: DantzigWork,
+    boxed: BoxedWork,
+    /// Whether `warm_z` and `warm_state` hold the previous step's z and final states.
+    pub(super) warm: bool,
+    warm_z: Vec<f64>,
+    warm_state: Vec<State>,
+    /// The exact rows' z of the last step.
+    pub(super) z: Vec<f64>,
 }
 
 /// The groups of bodies that active liquid rows on two bodies join (union-find): the group of
@@ -337,7 +351,8 @@ impl BlockPivot<'_> {
     }
 
     /// The maximiser of a model for these bounds of the exact rows (by position among them):
-    /// f* (into `f`) and the exact rows' z, or the Dantzig sub-solve's failure.
+    /// f* (into `f`) and the exact rows' z (into `sub.z`, warm-started from the step before
+    /// while `sub.warm`), or the Dantzig sub-solve's failure.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn model_step(
         &self,
@@ -346,37 +361,52 @@ impl BlockPivot<'_> {
         hi: &[f64],
         options: &Options,
         pivots: &mut usize,
-        warm: &mut Option<Warm>,
+        sub: &mut SubSolve,
         f: &mut Vec<f64>,
-    ) -> Result<Vec<f64>, Outcome> {
+    ) -> Result<(), Outcome> {
         let ne = self.exact.len();
         f.clear();
         f.extend_from_slice(&model.f0);
+        sub.z.clear();
         if ne == 0 {
-            return Ok(Vec::new());
+            return Ok(());
         }
-        let (zr, out) = if self.local_friction.iter().any(Option::is_some) {
+        let warm = sub
+            .warm
+            .then_some((sub.warm_z.as_slice(), sub.warm_state.as_slice()));
+        let out = if self.local_friction.iter().any(Option::is_some) {
             // Friction bounds follow their normals: solved exactly in the small problem, with
             // the rows' own coefficients.
             // Rounds that do not settle are handed to Lemke on the standard form.
             let short = guarded_options(options, ne);
-            let (sol, next) =
-                dantzig_warm(&model.sub, &short, warm.as_ref(), Some(model.facts), true);
-            *warm = Some(next);
-            *pivots += sol.pivots;
-            match sol.outcome {
-                Outcome::Solved | Outcome::Ray => (sol.z, sol.outcome),
+            let d = &mut sub.dantzig;
+            let c = dantzig_warm_in(d, &model.sub, &short, warm, Some(model.facts), true);
+            sub.warm_z.clone_from(&d.z);
+            sub.warm_state.clone_from(&d.state);
+            sub.warm = true;
+            *pivots += c.pivots;
+            match c.outcome {
+                Outcome::Solved | Outcome::Ray => {
+                    sub.z.extend_from_slice(&d.z);
+                    c.outcome
+                }
                 _ => match lemke_boxed(&model.sub, options) {
                     Some(l) => {
                         *pivots += l.pivots;
-                        (l.z, l.outcome)
+                        sub.z.extend_from_slice(&l.z);
+                        l.outcome
                     }
-                    None => (sol.z, sol.outcome),
+                    None => {
+                        sub.z.extend_from_slice(&d.z);
+                        c.outcome
+                    }
                 },
             }
         } else {
             let limit = options.pivot_limit_for(ne);
-            let (z, out, state) = boxed_solve(
+            let b = &mut sub.boxed;
+            let out = boxed_solve_in(
+                b,
                 &model.sub.m,
                 &model.sub.q,
                 lo,
@@ -384,15 +414,19 @@ impl BlockPivot<'_> {
                 options.tolerance,
                 limit,
                 pivots,
-                warm.as_ref().map(|w| (w.0.as_slice(), w.1.as_slice())),
+                warm,
                 model.facts,
             );
-            *warm = Some((z.clone(), state));
-            (z, out)
+            sub.warm_z.clone_from(&b.z);
+            sub.warm_state.clone_from(&b.state);
+            sub.warm = true;
+            sub.z.extend_from_slice(&b.z);
+            out
         };
         if out != Outcome::Solved {
             return Err(out);
         }
+        let zr = &sub.z;
         for gc in &model.y[..model.groups] {
             let dc = gc.coords.len();
             for (x, &a) in gc.rows.iter().enumerate() {
@@ -404,6 +438,6 @@ impl BlockPivot<'_> {
                 }
             }
         }
-        Ok(zr)
+        Ok(())
     }
 }

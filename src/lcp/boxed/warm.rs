@@ -3,16 +3,17 @@
 //! its conditions. The rest go back to waiting, and the drive pivots only on them; with no
 //! such row the start is the solution. The drive keeps every processed row feasible, so a
 //! repaired start ends on a solution exactly as a cold one does.
-use super::{ClampedInverse, Singular, State};
+use super::{BoxedWork, Singular, State};
 use crate::lcp::matrix::{DenseMatrix, dot};
 
-/// The drive's starting point from an earlier solve's `zprev` and `prev` states: z, w, the states
-/// (`Waiting` for rows still to drive) and the clamped set's inverse. Clamped rows are
+/// The drive's starting point from an earlier solve's `zprev` and `prev` states, into `work`:
+/// z, w, the states (`Waiting` for rows still to drive) and the clamped set's inverse. Clamped rows are
 /// re-solved with w = 0; a clamped row that leaves its bounds waits at the nearest bound and
 /// the rest are re-solved; a row on a bound whose w has the wrong sign, or a parked row whose
 /// w is no longer zero, waits where it is. Waiting rows sit inside their bounds.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn repair(
+    work: &mut BoxedWork,
     m: &DenseMatrix,
     q: &[f64],
     lo: &[f64],
@@ -21,11 +22,23 @@ pub(super) fn repair(
     prev: &[State],
     stol: Singular,
     wtol: f64,
-) -> (Vec<f64>, Vec<f64>, Vec<State>, ClampedInverse) {
+) {
     let n = q.len();
-    let mut z = vec![0.0; n];
-    let mut state = vec![State::Waiting; n];
-    let mut cl = ClampedInverse::default();
+    let BoxedWork {
+        z,
+        state,
+        w,
+        cl,
+        r,
+        out,
+        keep,
+        ..
+    } = work;
+    z.clear();
+    z.resize(n, 0.0);
+    state.clear();
+    state.resize(n, State::Waiting);
+    cl.clear();
     for i in 0..n {
         let inside = if zprev[i].is_finite() {
             zprev[i].clamp(lo[i], hi[i])
@@ -52,20 +65,20 @@ pub(super) fn repair(
         for &c in &cl.idx {
             z[c] = 0.0;
         }
-        let r: Vec<f64> = cl.idx.iter().map(|&c| q[c] + dot(m.row(c), &z)).collect();
+        r.clear();
+        r.extend(cl.idx.iter().map(|&c| q[c] + dot(m.row(c), z)));
         for (a, &c) in cl.idx.iter().enumerate() {
-            z[c] = -dot(&cl.inv[a * k..(a + 1) * k], &r);
+            z[c] = -dot(&cl.inv[a * k..(a + 1) * k], r);
         }
-        let out: Vec<usize> = (0..k)
-            .filter(|&a| {
-                let c = cl.idx[a];
-                !(z[c] >= lo[c] && z[c] <= hi[c])
-            })
-            .collect();
+        out.clear();
+        out.extend((0..k).filter(|&a| {
+            let c = cl.idx[a];
+            !(z[c] >= lo[c] && z[c] <= hi[c])
+        }));
         if out.is_empty() {
             break;
         }
-        for &a in &out {
+        for &a in out.iter() {
             let c = cl.idx[a];
             z[c] = if z[c].is_nan() {
                 0.0f64.clamp(lo[c], hi[c])
@@ -80,14 +93,15 @@ pub(super) fn repair(
         // limit), and removing rows from such an inverse cancels away every digit. The stale
         // inverse gave clamped rows a w far from zero, and a row that depends on them (the
         // opposite wall's) a w the drive could not move: a false ray.
-        let keep: Vec<usize> = cl
-            .idx
-            .iter()
-            .copied()
-            .filter(|&c| state[c] != State::Waiting)
-            .collect();
-        cl = ClampedInverse::default();
-        for c in keep {
+        keep.clear();
+        keep.extend(
+            cl.idx
+                .iter()
+                .copied()
+                .filter(|&c| state[c] != State::Waiting),
+        );
+        cl.clear();
+        for &c in keep.iter() {
             // A row that no longer borders in took its value from the near-singular solve:
             // it waits from the cold start's value.
             if !cl.add(m, c, stol) {
@@ -97,7 +111,7 @@ pub(super) fn repair(
         }
     }
     // Rows on a bound or parked keep their state only while their w allows it.
-    let mut w = m.mul_vec(&z);
+    m.mul_vec_into(z, w);
     for (wi, qi) in w.iter_mut().zip(q) {
         *wi += qi;
     }
@@ -115,12 +129,11 @@ pub(super) fn repair(
             state[i] = State::Waiting;
         }
     }
-    (z, w, state, cl)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::{MatrixFacts, State, boxed_solve};
+    use super::super::{BoxedWork, MatrixFacts, State, boxed_solve, boxed_solve_in};
     use crate::lcp::matrix::DenseMatrix;
     use crate::lcp::solution::Outcome;
     use crate::rng::XorShift;
@@ -340,5 +353,44 @@ mod tests {
                 zw[i]
             );
         }
+    }
+
+    /// One workspace reused across problems of different sizes, cold and warm-started, gives
+    /// bit for bit what a fresh one gives (no stale buffer leaks into a solve).
+    #[test]
+    fn a_reused_workspace_solves_as_a_fresh_one() {
+        let mut work = BoxedWork::default();
+        let mut prev: Option<(Vec<f64>, Vec<State>)> = None;
+        let mut warmed = 0;
+        for seed in 0..30u64 {
+            let mut rnd = stream(100 + seed);
+            // Pairs of one size: the second of each is warm-started from the first.
+            let n = 3 + (seed as usize / 2 * 17) % 40;
+            let m = gram(
+                n,
+                1 + n / 2 + seed as usize % 3,
+                0.02 * (seed % 2) as f64,
+                &mut rnd,
+            );
+            let q: Vec<f64> = (0..n).map(|_| 2.0 * rnd()).collect();
+            let (lo, hi) = bounds(n, seed % 3 == 0, &mut rnd);
+            let facts = MatrixFacts::of(&m);
+            let warm = prev
+                .as_ref()
+                .filter(|_| seed % 2 == 1)
+                .map(|(z, s)| (z.as_slice(), s.as_slice()));
+            let (mut pf, mut pr) = (0, 0);
+            let (z, out, st) = boxed_solve(&m, &q, &lo, &hi, 1e-12, 10_000, &mut pf, warm, facts);
+            let o = boxed_solve_in(
+                &mut work, &m, &q, &lo, &hi, 1e-12, 10_000, &mut pr, warm, facts,
+            );
+            assert_eq!(o, out, "seed {seed}");
+            assert_eq!(pr, pf, "seed {seed}");
+            assert_eq!(work.z, z, "seed {seed}");
+            assert_eq!(work.state, st, "seed {seed}");
+            warmed += usize::from(warm.is_some() && pr > 0);
+            prev = Some((z, st));
+        }
+        assert!(warmed >= 5, "{warmed} repaired warm starts");
     }
 }
