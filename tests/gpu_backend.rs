@@ -39,6 +39,7 @@ fn drift(steps: u32) -> Option<(f32, f32)> {
 
 #[test]
 fn fifty_dam_break_steps_agree_with_the_cpu_backend() {
+    let _serial = gpu_common::serial();
     let Some((worst, moved)) = drift(50) else {
         return;
     };
@@ -54,6 +55,7 @@ fn fifty_dam_break_steps_agree_with_the_cpu_backend() {
 
 #[test]
 fn two_gpu_runs_and_a_run_on_the_fallback_paths_write_identical_frames() {
+    let _serial = gpu_common::serial();
     if gpu_common::context().is_none() {
         return;
     }
@@ -96,6 +98,7 @@ fn two_gpu_runs_and_a_run_on_the_fallback_paths_write_identical_frames() {
 
 #[test]
 fn a_resumed_gpu_run_writes_the_frames_of_an_unbroken_one() {
+    let _serial = gpu_common::serial();
     if gpu_common::context().is_none() {
         return;
     }
@@ -126,6 +129,7 @@ fn a_resumed_gpu_run_writes_the_frames_of_an_unbroken_one() {
 
 #[test]
 fn gpu_memory_is_at_most_96_bytes_per_particle() {
+    let _serial = gpu_common::serial();
     let Some(ctx) = gpu_common::context() else {
         return;
     };
@@ -152,6 +156,7 @@ fn gpu_memory_is_at_most_96_bytes_per_particle() {
 
 #[test]
 fn auto_takes_a_hardware_gpu_only_and_says_which() {
+    let _serial = gpu_common::serial();
     let (backend, why) = Backend::choose("auto").unwrap();
     eprintln!("{why}");
     if adapters(AdapterKind::Hardware).is_empty() {
@@ -164,6 +169,7 @@ fn auto_takes_a_hardware_gpu_only_and_says_which() {
 
 #[test]
 fn backend_gpu_without_any_adapter_is_a_clear_input_error() {
+    let _serial = gpu_common::serial();
     let dir = tempfile::tempdir().unwrap();
     let scene = dir.path().join("dam.toml");
     std::fs::write(&scene, DAM).unwrap();
@@ -187,6 +193,7 @@ fn backend_gpu_without_any_adapter_is_a_clear_input_error() {
 
 #[test]
 fn a_grid_too_large_for_the_gpu_is_refused_clearly() {
+    let _serial = gpu_common::serial();
     if gpu_common::context().is_none() {
         return;
     }
@@ -221,6 +228,7 @@ fn a_grid_too_large_for_the_gpu_is_refused_clearly() {
 
 #[test]
 fn a_scene_larger_than_one_storage_binding_is_refused_clearly() {
+    let _serial = gpu_common::serial();
     let Some(ctx) = gpu_common::context() else {
         return;
     };
@@ -268,6 +276,7 @@ fn a_scene_larger_than_one_storage_binding_is_refused_clearly() {
 
 #[test]
 fn bench_runs_cpu_and_gpu_side_by_side_at_three_sizes() {
+    let _serial = gpu_common::serial();
     let Some(ctx) = gpu_common::context() else {
         return;
     };
@@ -334,6 +343,7 @@ fn bench_runs_cpu_and_gpu_side_by_side_at_three_sizes() {
 
 #[test]
 fn liquid_leaving_the_grid_of_a_scene_without_container_is_a_clear_error() {
+    let _serial = gpu_common::serial();
     if gpu_common::context().is_none() {
         return;
     }
@@ -367,6 +377,7 @@ fn liquid_leaving_the_grid_of_a_scene_without_container_is_a_clear_error() {
 
 #[test]
 fn timing_modes_time_every_phase_and_change_no_result() {
+    let _serial = gpu_common::serial();
     if gpu_common::context().is_none() {
         return;
     }
@@ -435,6 +446,7 @@ const BOX_ON_LIQUID: &str = r#"
 
 #[test]
 fn coupling_with_the_gpu_liquid_matches_the_cpu_backend() {
+    let _serial = gpu_common::serial();
     if gpu_common::context().is_none() {
         return;
     }
@@ -490,6 +502,7 @@ fn coupling_with_the_gpu_liquid_matches_the_cpu_backend() {
 
 #[test]
 fn bench_names_the_fallback_paths_and_a_bad_knob_is_one_clear_error() {
+    let _serial = gpu_common::serial();
     if gpu_common::context().is_none() {
         return;
     }

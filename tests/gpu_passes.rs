@@ -119,6 +119,7 @@ fn max_abs_diff(a: &[Vec3A], b: &[Vec3A]) -> f32 {
 
 #[test]
 fn grid_build_gives_the_cpu_grid_order_exactly() {
+    let _serial = gpu_common::serial();
     let Some((mut gpu, p, _)) = setup() else {
         return;
     };
@@ -213,12 +214,14 @@ fn check_prefix_sum_on(ctx: sphrigid::gpu::context::GpuContext, n: usize, max: f
 
 #[test]
 fn prefix_sum_of_three_levels_matches_the_cpu_scan() {
+    let _serial = gpu_common::serial();
     // 782 blocks, then 4, then 1: three levels.
     check_prefix_sum(200_000, 16.0);
 }
 
 #[test]
 fn prefix_sum_past_65535_workgroups_matches_the_cpu_scan() {
+    let _serial = gpu_common::serial();
     // More blocks than one dispatch dimension holds: the 2-D dispatch, whose last row runs
     // past the end, and four levels.
     check_prefix_sum(65_535 * 256 + 1000, 4.0);
@@ -226,6 +229,7 @@ fn prefix_sum_past_65535_workgroups_matches_the_cpu_scan() {
 
 #[test]
 fn density_matches_its_cpu_twin() {
+    let _serial = gpu_common::serial();
     check_density(true);
     check_density(false);
 }
@@ -289,6 +293,7 @@ fn check_density(tiled: bool) {
 
 #[test]
 fn boundary_grid_matches_its_cpu_twin_exactly() {
+    let _serial = gpu_common::serial();
     let Some((mut gpu, _, params)) = setup() else {
         return;
     };
@@ -319,6 +324,7 @@ fn boundary_grid_matches_its_cpu_twin_exactly() {
 
 #[test]
 fn relaxation_matches_its_cpu_twin() {
+    let _serial = gpu_common::serial();
     check_relaxation(true);
     check_relaxation(false);
 }
@@ -375,6 +381,7 @@ fn check_relaxation(tiled: bool) {
 
 #[test]
 fn viscosity_matches_its_cpu_twin() {
+    let _serial = gpu_common::serial();
     check_viscosity(true);
     check_viscosity(false);
 }
@@ -400,6 +407,7 @@ fn check_viscosity(tiled: bool) {
 
 #[test]
 fn walls_match_their_cpu_twin() {
+    let _serial = gpu_common::serial();
     let Some((mut gpu, mut p, params)) = setup() else {
         return;
     };
@@ -428,6 +436,7 @@ fn walls_match_their_cpu_twin() {
 
 #[test]
 fn a_grid_rebuild_carries_every_field_with_its_particle() {
+    let _serial = gpu_common::serial();
     let Some((mut gpu, mut p, _)) = setup() else {
         return;
     };
@@ -458,6 +467,7 @@ fn a_grid_rebuild_carries_every_field_with_its_particle() {
 
 #[test]
 fn walls_fused_with_the_velocity_update_match_their_cpu_twins() {
+    let _serial = gpu_common::serial();
     let Some((mut gpu, mut p, params)) = setup() else {
         return;
     };
@@ -495,6 +505,7 @@ fn walls_fused_with_the_velocity_update_match_their_cpu_twins() {
 
 #[test]
 fn gravity_and_velocity_update_match_their_cpu_twins_exactly() {
+    let _serial = gpu_common::serial();
     let Some((mut gpu, mut p, params)) = setup() else {
         return;
     };
@@ -516,6 +527,7 @@ fn gravity_and_velocity_update_match_their_cpu_twins_exactly() {
 
 #[test]
 fn contacts_match_their_cpu_twin() {
+    let _serial = gpu_common::serial();
     let Some((mut gpu, _, params)) = setup() else {
         return;
     };
@@ -564,6 +576,7 @@ fn contacts_match_their_cpu_twin() {
 
 #[test]
 fn contact_impulses_match_their_cpu_twin() {
+    let _serial = gpu_common::serial();
     let Some((mut gpu, _, params)) = setup() else {
         return;
     };
@@ -601,6 +614,7 @@ fn contact_impulses_match_their_cpu_twin() {
 
 #[test]
 fn push_out_matches_its_cpu_twin() {
+    let _serial = gpu_common::serial();
     let Some((mut gpu, _, params)) = setup() else {
         return;
     };
@@ -629,6 +643,7 @@ fn push_out_matches_its_cpu_twin() {
 
 #[test]
 fn tiled_and_untiled_steps_give_the_same_particles() {
+    let _serial = gpu_common::serial();
     // Whole steps (viscosity, grid, density and relaxation passes, walls and velocity update)
     // with the neighbour passes tiled through workgroup memory and untiled: the same pairs in
     // the same order, so the same sums (bit for bit where the shader compiler rounds both

@@ -38,6 +38,7 @@ fn run(cap: Option<&str>, scene: &Path, out: &Path) -> Output {
 
 #[test]
 fn a_dam_break_split_across_two_bindings_writes_the_unsplit_frames() {
+    let _serial = gpu_common::serial();
     if gpu_common::context().is_none() {
         return;
     }
@@ -108,6 +109,7 @@ fn a_dam_break_split_across_two_bindings_writes_the_unsplit_frames() {
 
 #[test]
 fn a_scene_needing_three_bindings_or_a_bad_cap_is_refused_clearly() {
+    let _serial = gpu_common::serial();
     if gpu_common::context().is_none() {
         return;
     }

@@ -36,6 +36,17 @@ pub const DAM: &str = r#"
     viscosity = { sigma = 0.5, beta = 0.0 }
 "#;
 
+/// Serialises the GPU tests of one test binary: each holds this for its whole run. NVIDIA's
+/// Vulkan driver (580.159, on an H200) deadlocked when one test thread destroyed its device
+/// while others enumerated adapters or created theirs: 1 run in 9 of tests/gpu_backend.rs
+/// stopped, three threads inside the driver (`vkDestroyDevice`, `vkEnumeratePhysicalDevices`
+/// and a spinning driver thread). `sphrigid` itself opens one device per process.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    // A test that failed while holding it poisons it; the next one goes on.
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Whether a missing adapter fails the GPU tests: in CI, or wherever `SPHRIGID_REQUIRE_GPU` is
 /// set, so that they cannot pass untested if lavapipe fails to install.
 pub fn adapter_required() -> bool {
