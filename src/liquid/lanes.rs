@@ -156,6 +156,36 @@ pub mod avx2 {
         }
     }
 
+    /// Add `r s` to the three sums `(ax, ay, az)` in the lanes where `keep` is set: the pair
+    /// loops' masked accumulation.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline(always)]
+    pub unsafe fn add_masked(
+        acc: &mut (__m256, __m256, __m256),
+        r: (__m256, __m256, __m256),
+        s: __m256,
+        keep: __m256,
+    ) {
+        // SAFETY: the processor has AVX2 (the caller's promise).
+        unsafe {
+            acc.0 = _mm256_add_ps(acc.0, _mm256_and_ps(keep, _mm256_mul_ps(r.0, s)));
+            acc.1 = _mm256_add_ps(acc.1, _mm256_and_ps(keep, _mm256_mul_ps(r.1, s)));
+            acc.2 = _mm256_add_ps(acc.2, _mm256_and_ps(keep, _mm256_mul_ps(r.2, s)));
+        }
+    }
+
+    /// The three sums, each added up in the fixed order ([`reduce`]), as a vector.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline(always)]
+    pub unsafe fn reduce3(acc: (__m256, __m256, __m256)) -> Vec3A {
+        // SAFETY: the processor has AVX2 (the caller's promise).
+        unsafe { Vec3A::new(reduce(acc.0), reduce(acc.1), reduce(acc.2)) }
+    }
+
     /// The 8 lanes of `v` added up in the fixed order ([`super::reduce`]).
     ///
     /// # Safety

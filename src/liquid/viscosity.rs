@@ -155,7 +155,7 @@ unsafe fn uniform_row_avx2(
         _mm256_set1_ps(c.dtw),
     );
     let (one, zero) = (_mm256_set1_ps(1.0), _mm256_setzero_ps());
-    let (mut ax, mut ay, mut az) = (zero, zero, zero);
+    let mut acc = (zero, zero, zero);
     for js in js.chunks(LANES) {
         let idx = lanes::chunk(js, i as u32);
         // SAFETY: the processor has AVX2 (this function's requirement).
@@ -202,18 +202,11 @@ unsafe fn uniform_row_avx2(
             ),
             _mm256_cmp_ps::<_CMP_GT_OQ>(uu, zero),
         );
-        ax = _mm256_add_ps(ax, _mm256_and_ps(keep, _mm256_mul_ps(rx, s)));
-        ay = _mm256_add_ps(ay, _mm256_and_ps(keep, _mm256_mul_ps(ry, s)));
-        az = _mm256_add_ps(az, _mm256_and_ps(keep, _mm256_mul_ps(rz, s)));
+        // SAFETY: the processor has AVX2 (this function's promise).
+        unsafe { lanes::avx2::add_masked(&mut acc, (rx, ry, rz), s, keep) };
     }
     // SAFETY: as above.
-    unsafe {
-        -Vec3A::new(
-            lanes::avx2::reduce(ax),
-            lanes::avx2::reduce(ay),
-            lanes::avx2::reduce(az),
-        )
-    }
+    unsafe { -lanes::avx2::reduce3(acc) }
 }
 
 /// [`row`] where there is no AVX2 build.
