@@ -1,14 +1,18 @@
 //! Floating bodies in a thin-slab tank (liquid spacing 2.5 mm, five particles deep between the
 //! front and back walls, a box 0.04 x 0.02 m spanning the slab, frictionless against the
 //! walls): a buoyant box on a film of one liquid layer over the floor is held up by it (it no
-//! longer sinks through the film at the closing speed of a wedged row), and a floating box
-//! released below its equilibrium overshoots it and oscillates, with the period that its
-//! added mass gives. No liquid leaks into the box at any frame.
+//! longer sinks through the film at the closing speed of a wedged row), and on a film of two
+//! layers the film's pressure lifts it; a floating box released below its equilibrium
+//! overshoots it and oscillates, with the period that its added mass gives, with and without
+//! ghost pressure; its draft below the free surface away from it is measured, and a box half
+//! a millimetre clear of the front and back walls (gaps no liquid particle fits in) floats as
+//! a piston spanning the slab. No liquid leaks into the box at any frame.
 mod common;
 
 use sphrigid::backend::Backend;
 use sphrigid::coupling::leak::LeakCheck;
 use sphrigid::sim::Simulation;
+use std::collections::HashMap;
 
 /// The liquid's spacing, m.
 const D: f64 = 0.0025;
@@ -22,10 +26,56 @@ const TANK: f64 = 0.12;
 const DEPTH: f64 = 0.052;
 const RHO: f64 = 1000.0;
 const G: f64 = 9.81;
+/// Columns of the free surface nearer than this to the box's side faces or to the side walls
+/// (in x) are left out of the far surface: the box's own wake and the walls' meniscus.
+const SURFACE_MARGIN: f64 = 3.0 * D;
 
-/// The box's centre height after every frame (60 fps) of a slab tank holding a box of density
-/// ratio `s` whose centre starts at `y0`.
-fn heights(s: f64, y0: f64, frames: u32) -> Vec<f64> {
+/// One slab run: a box of density ratio `s` and depth `box_z` (in z, centred in the slab)
+/// whose centre starts at `y0`, with or without ghost pressure.
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    s: f64,
+    y0: f64,
+    box_z: f64,
+    ghost: bool,
+    frames: u32,
+}
+
+/// The box's centre height and the far free surface after one frame.
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    y: f64,
+    surface: f64,
+}
+
+/// The free surface away from the box and the side walls: over columns one spacing wide in x
+/// and z, the mean of the highest particle centre, plus half a spacing.
+fn far_surface(sim: &Simulation) -> f64 {
+    let bx = sim.bodies[0].state.x.x;
+    let mut top: HashMap<(i64, i64), f64> = HashMap::new();
+    for p in &sim.particles().pos {
+        let (x, y, z) = (p.x as f64, p.y as f64, p.z as f64);
+        if (x - bx).abs() < B / 2.0 + SURFACE_MARGIN
+            || !(SURFACE_MARGIN..=TANK - SURFACE_MARGIN).contains(&x)
+        {
+            continue;
+        }
+        let key = ((x / D).floor() as i64, (z / D).floor() as i64);
+        let t = top.entry(key).or_insert(f64::MIN);
+        *t = t.max(y);
+    }
+    top.values().sum::<f64>() / top.len() as f64 + D / 2.0
+}
+
+/// Every frame (60 fps) of a slab tank holding the box of `run`.
+fn frames(run: Run) -> Vec<Frame> {
+    let Run {
+        s,
+        y0,
+        box_z,
+        ghost,
+        frames,
+    } = run;
     let text = format!(
         r#"
 [time]
@@ -34,6 +84,7 @@ frames = {frames}
 [container]
 min = [0, 0, 0]
 max = [{TANK}, 0.08, {SLAB}]
+ghost_pressure = {ghost}
 [[liquid]]
 min = [0, 0, 0]
 max = [{TANK}, {DEPTH}, {SLAB}]
@@ -41,7 +92,7 @@ spacing = {D}
 viscosity = {{ sigma = 10.0 }}
 [[body]]
 name = "box"
-shape = {{ type = "box", size = [{B}, {H}, {SLAB}] }}
+shape = {{ type = "box", size = [{B}, {H}, {box_z}] }}
 position = [{x}, {y0}, {z}]
 density = {rho}
 friction = 0.0
@@ -53,7 +104,7 @@ friction = 0.0
     let loaded = common::scene(&text);
     let mut sim = Simulation::setup(&loaded, Backend::Cpu).expect("it sets up");
     let check = LeakCheck::new(&sim.bodies);
-    let mut ys = Vec::new();
+    let mut out = Vec::new();
     for frame in 1..=frames {
         sim.advance_frame().expect("the frame runs");
         if let Some(leak) = check.deepest(sim.particles(), &sim.bodies) {
@@ -64,23 +115,52 @@ friction = 0.0
                 leak.depth / D
             );
         }
-        ys.push(sim.bodies[0].state.x.y);
+        out.push(Frame {
+            y: sim.bodies[0].state.x.y,
+            surface: far_surface(&sim),
+        });
     }
-    ys
+    out
+}
+
+/// The box's centre heights of `frames`.
+fn heights(frames: &[Frame]) -> Vec<f64> {
+    frames.iter().map(|f| f.y).collect()
+}
+
+/// The mean draft (far surface less the underside) over `frames`, as a fraction of
+/// Archimedes' `s h`.
+fn relative_draft(frames: &[Frame], s: f64) -> f64 {
+    let sum: f64 = frames.iter().map(|f| f.surface - (f.y - H / 2.0)).sum();
+    sum / frames.len() as f64 / (s * H)
 }
 
 #[test]
 #[ignore = "validation tier: cargo test -- --include-ignored"]
-fn a_buoyant_box_on_a_film_one_layer_thick_is_held_up_by_it() {
+fn a_buoyant_box_on_a_film_is_held_up_by_it_and_lifted_by_two_layers() {
     // Density ratio 0.8, its underside one spacing above the floor: one layer of liquid
     // under it. Before, the rows through that layer (the floor holds its particles) let the
     // box close on it at 1% of 2 g dt a step, and it sank through the film at 3.5e-5 m/s.
+    let run = |layers: f64| {
+        heights(&frames(Run {
+            s: 0.8,
+            y0: layers * D + H / 2.0,
+            box_z: SLAB,
+            ghost: false,
+            frames: 30,
+        }))
+    };
+    let (one, two) = std::thread::scope(|sc| {
+        let one = sc.spawn(|| run(1.0));
+        let two = run(2.0);
+        (one.join().expect("the one-layer run"), two)
+    });
     let start = D + H / 2.0;
-    let ys = heights(0.8, start, 30);
-    let low = ys.iter().copied().fold(f64::MAX, f64::min);
-    let high = ys.iter().copied().fold(f64::MIN, f64::max);
+    let low = one.iter().copied().fold(f64::MAX, f64::min);
+    let high = one.iter().copied().fold(f64::MIN, f64::max);
     eprintln!(
-        "over 0.5 s the box's underside stays between {:+.2e} and {:+.2e} m of one layer",
+        "one layer: over 0.5 s the box's underside stays between {:+.2e} and {:+.2e} m of \
+         where it started",
         low - start,
         high - start
     );
@@ -90,20 +170,47 @@ fn a_buoyant_box_on_a_film_one_layer_thick_is_held_up_by_it() {
         "the box sinks through the film by {:.2e} m",
         start - low
     );
+    // Two layers: the upper one is not held by the floor, the film's pressure reaches the
+    // box through it and lifts it.
+    let start = 2.0 * D + H / 2.0;
+    let end = two[two.len() - 1];
+    eprintln!(
+        "two layers: the box rises {:.2e} m in 0.5 s (its underside {:.2} spacings above the \
+         floor at the end; Archimedes' equilibrium is {:.1})",
+        end - start,
+        (end - H / 2.0) / D,
+        (DEPTH - 0.8 * H) / D
+    );
+    assert!(
+        end - start > 0.2 * D,
+        "the film of two layers lifts the box by only {:.2e} m",
+        end - start
+    );
 }
 
-#[test]
-#[ignore = "validation tier: cargo test -- --include-ignored"]
-fn a_floating_box_released_below_its_equilibrium_oscillates_about_it() {
-    // Density ratio 0.5, released at rest with its underside two Archimedes drafts below the
-    // surface (one draft deeper than Archimedes' equilibrium).
+/// A box of density ratio 0.5 released at rest with its underside two Archimedes drafts below
+/// the initial surface (one draft deeper than Archimedes' equilibrium), 0.9 s.
+fn released_below(box_z: f64, ghost: bool) -> Vec<Frame> {
+    frames(Run {
+        s: 0.5,
+        y0: DEPTH - 2.0 * 0.5 * H + H / 2.0,
+        box_z,
+        ghost,
+        frames: 54,
+    })
+}
+
+/// Check the heave of a run of [`released_below`]: it overshoots its equilibrium by 15% of the
+/// offset, makes two oscillations, with the period of the added-mass estimate within 15%, and
+/// floats at Archimedes' draft within `draft_tol`. Gives the draft over `s h`.
+fn oscillates_about_its_equilibrium(run: &[Frame], label: &str, draft_tol: f64) -> f64 {
     let s = 0.5;
-    let frames = 54;
+    let ys = heights(run);
     let start = DEPTH - 2.0 * s * H + H / 2.0;
-    let ys = heights(s, start, frames);
     // The run's own equilibrium: the mean height after the first rise (frames 10 to 54).
     let tail = &ys[9..];
     let eq = tail.iter().sum::<f64>() / tail.len() as f64;
+    let draft = relative_draft(&run[9..], s);
     let offset = eq - start;
     let peak = ys.iter().copied().fold(f64::MIN, f64::max);
     let overshoot = (peak - eq) / offset;
@@ -130,7 +237,7 @@ fn a_floating_box_released_below_its_equilibrium_oscillates_about_it() {
         swings.push(far * 1e3);
         k = end;
     }
-    eprintln!("swings about the equilibrium, mm: {swings:.2?}");
+    eprintln!("{label}: swings about the equilibrium, mm: {swings:.2?}");
     let oscillations = (crossings.len().saturating_sub(1)) as f64 / 2.0;
     let period =
         2.0 * (crossings[crossings.len() - 1] - crossings[0]) / (crossings.len() - 1) as f64;
@@ -141,25 +248,69 @@ fn a_floating_box_released_below_its_equilibrium_oscillates_about_it() {
     let k = RHO * G * B * SLAB;
     let expected = 2.0 * std::f64::consts::PI * ((m + added) / k).sqrt();
     eprintln!(
-        "equilibrium {eq:.5} m ({:.3} of Archimedes' draft below the initial surface, which the liquid removed from the submerged box lowers), offset \
-         {offset:.5} m, overshoot {:.0}% of it, {oscillations} oscillations, period {period:.3} s \
-         (added-mass estimate {expected:.3} s, added mass {:.2} m)",
-        (DEPTH - (eq - H / 2.0)) / (s * H),
+        "{label}: equilibrium {eq:.5} m, draft below the far surface {draft:.3} of Archimedes' \
+         s h, offset {offset:.5} m, overshoot {:.0}% of it, {oscillations} oscillations, period \
+         {period:.3} s (added-mass estimate {expected:.3} s, added mass {:.2} m)",
         overshoot * 100.0,
         added / m
     );
-    assert!(offset > 0.0, "the box does not rise from where it starts");
+    assert!(
+        offset > 0.0,
+        "{label}: the box does not rise from where it starts"
+    );
     assert!(
         overshoot >= 0.15,
-        "the box overshoots its equilibrium by only {:.0}% of the offset",
+        "{label}: the box overshoots its equilibrium by only {:.0}% of the offset",
         overshoot * 100.0
     );
     assert!(
         oscillations >= 2.0,
-        "only {oscillations} oscillations about the equilibrium"
+        "{label}: only {oscillations} oscillations about the equilibrium"
     );
     assert!(
         (period / expected - 1.0).abs() < 0.15,
-        "period {period:.3} s, the added-mass estimate {expected:.3} s"
+        "{label}: period {period:.3} s, the added-mass estimate {expected:.3} s"
     );
+    assert!(
+        (draft - 1.0).abs() < draft_tol,
+        "{label}: the draft is {draft:.3} of Archimedes' s h, not within {draft_tol}"
+    );
+    draft
+}
+
+#[test]
+#[ignore = "validation tier: cargo test -- --include-ignored"]
+fn a_floating_box_released_below_its_equilibrium_oscillates_about_it() {
+    // The same release with the box 1 mm shallower than the slab (0.5 mm clear of the front
+    // and back walls), alongside.
+    let narrow_z = SLAB - 0.001;
+    let (span, narrow) = std::thread::scope(|sc| {
+        let narrow = sc.spawn(|| released_below(narrow_z, false));
+        let span = released_below(SLAB, false);
+        (span, narrow.join().expect("the narrow run"))
+    });
+    let draft = oscillates_about_its_equilibrium(&span, "spanning the slab", 0.1);
+    // No liquid particle fits in a gap of 0.5 mm: the box is a piston across the slab, the
+    // liquid's pressure under it acting on the slab's depth, its weight on its own. Its draft
+    // is the spanning box's times its depth over the slab's (Archimedes' would need liquid in
+    // the gaps).
+    let narrow_draft = relative_draft(&narrow[9..], 0.5);
+    let piston = narrow_z / SLAB;
+    eprintln!(
+        "0.5 mm clear of the front and back walls: draft {narrow_draft:.3} of Archimedes' s h, \
+         {:.3} of the spanning box's (the piston's {piston:.3})",
+        narrow_draft / draft
+    );
+    assert!(
+        (narrow_draft / draft / piston - 1.0).abs() < 0.03,
+        "the box 0.5 mm clear of the walls floats at {:.3} of the spanning box's draft, not \
+         within 3% of the piston's {piston:.3}",
+        narrow_draft / draft
+    );
+}
+
+#[test]
+#[ignore = "validation tier: cargo test -- --include-ignored"]
+fn with_ghost_pressure_a_floating_box_oscillates_about_its_equilibrium() {
+    oscillates_about_its_equilibrium(&released_below(SLAB, true), "ghost pressure", 0.1);
 }
