@@ -66,6 +66,19 @@ fn a_nan_density_is_refused() {
 }
 
 #[test]
+fn a_negative_viscous_friction_is_named_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    check_bad(
+        dir.path(),
+        &GOOD.replace(
+            "max = [0.1, 0.1, 0.1]",
+            "max = [0.1, 0.1, 0.1]\nviscous_friction = -0.02",
+        ),
+        &["container.viscous_friction", "bad.toml:8", "-0.02"],
+    );
+}
+
+#[test]
 fn a_liquid_restitution_outside_0_1_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     check_bad(

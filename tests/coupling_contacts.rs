@@ -181,6 +181,8 @@ fn a_cube_sinking_into_the_floor_touches_it_at_its_four_corners() {
         hi: Vec3A::splat((1.0 - r) as f32),
         restitution: 0.0,
         friction: 0.0,
+        drag: 0.0,
+        drag_reach: 0.0,
     };
     let b = cube(DVec3::new(0.5, 0.05 - 0.002, 0.5));
     let contacts = wall_contacts(std::slice::from_ref(&b), &walls, r);

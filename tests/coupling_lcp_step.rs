@@ -214,6 +214,8 @@ fn a_box_resting_on_the_floor_stays_at_rest_for_1000_steps() {
         hi: Vec3A::splat(1.0 - r),
         restitution: 0.0,
         friction: 0.0,
+        drag: 0.0,
+        drag_reach: 0.0,
     };
     let mut b = block(true, 0.5);
     b.friction = 0.5;

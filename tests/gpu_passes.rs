@@ -46,8 +46,13 @@ fn setup() -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
 
 /// As [`setup`], the neighbour passes tiled through workgroup memory or not (the fallback).
 fn setup_path(tiled: bool) -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
+    setup_scene(SCENE, tiled)
+}
+
+/// As [`setup_path`] for the scene `text`.
+fn setup_scene(text: &str, tiled: bool) -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
     let ctx = gpu_common::context()?;
-    let scene = common::scene(SCENE);
+    let scene = common::scene(text);
     let liquid = sphrigid::sim::build::liquid(&scene.scene);
     let (params, mut p) = (liquid.params, liquid.particles);
     let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
@@ -432,6 +437,39 @@ fn walls_match_their_cpu_twin() {
     assert_eq!(g.pos, cpu.pos, "projected positions differ");
     let d = max_abs_diff(&g.prev, &cpu.prev);
     assert!(d <= 1e-7, "start-of-step positions differ by {d} m");
+}
+
+#[test]
+fn wall_friction_matches_its_cpu_twin() {
+    let _serial = gpu_common::serial();
+    // A strong viscous friction, so that it slows particles within its reach by a lot.
+    let scene = SCENE.replace(
+        "friction = 0.2",
+        "friction = 0.2\n    viscous_friction = 0.5",
+    );
+    let Some((mut gpu, p, params)) = setup_scene(&scene, true) else {
+        return;
+    };
+    let w = params.walls.unwrap();
+    assert!(w.drag > 0.0);
+    gpu.pass_wall_friction(DT).unwrap();
+    let g = gpu.download().unwrap();
+    let mut cpu = p.clone();
+    velocity::cpu_twin_wall_friction(&mut cpu, &w, DT);
+    let slowed = (0..p.len())
+        .filter(|&k| cpu.vel[k].length() < 0.9 * p.vel[k].length())
+        .count();
+    assert!(slowed > p.len() / 10, "only {slowed} of {} slowed", p.len());
+    assert_eq!(g.pos, p.pos, "positions moved");
+    // One division per axis of a sum of at most four rates: a few ulps of the velocity.
+    for (a, b) in g.vel.iter().zip(&cpu.vel) {
+        assert!(
+            (*a - *b).length() <= 1e-6 * b.length(),
+            "velocity {a} vs {b}"
+        );
+    }
+    // The kernel sums ride along in the velocities' fourth component, untouched.
+    assert_eq!(g.rho, p.rho, "kernel sums changed");
 }
 
 #[test]

@@ -23,6 +23,11 @@ struct Params {
     wall_samples: u32,
     // Indices below it are in the first part of a split array (split.wgsl).
     split: u32,
+    // The walls' viscous friction: its rate at the planes (0: none) and its reach.
+    drag: f32,
+    drag_reach: f32,
+    pad0: f32,
+    pad1: f32,
 }
 
 struct Phase {

@@ -1,5 +1,6 @@
-// Velocities: gravity at the start of the step, v = (x - x_prev)/dt at its end. Both keep w
-// (the kernel sum of the last density pass).
+// Velocities: gravity at the start of the step, the walls' viscous friction after the
+// viscosity (liquid::wall_friction), v = (x - x_prev)/dt at the step's end. All keep w (the
+// kernel sum of the last density pass).
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // prev: binding 2, in two parts (split.wgsl).
@@ -21,4 +22,43 @@ fn update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
         return;
     }
     vel_set(i, vec4<f32>((pos_get(i).xyz - prev_get(i).xyz) * P.inv_dt, vel_get(i).w));
+}
+
+// The walls' viscous friction on the velocity v of a particle at x: each wall within reach
+// adds the rate drag (1 - d/reach)^2 to the axes along it; v / (1 + rate dt), axis by axis.
+fn slow(x: vec3<f32>, v: vec3<f32>) -> vec3<f32> {
+    let reach = P.drag_reach;
+    let dw = min(x - P.wall_lo, P.wall_hi - x);
+    if (min(min(dw.x, dw.y), dw.z) >= reach) {
+        return v;
+    }
+    var rate = vec3<f32>(0.0);
+    for (var a = 0u; a < 3u; a = a + 1u) {
+        for (var side = 0u; side < 2u; side = side + 1u) {
+            var d = x[a] - P.wall_lo[a];
+            if (side == 1u) {
+                d = P.wall_hi[a] - x[a];
+            }
+            if (d < reach) {
+                let w = 1.0 - max(d, 0.0) / reach;
+                let r = P.drag * w * w;
+                for (var b = 0u; b < 3u; b = b + 1u) {
+                    if (b != a) {
+                        rate[b] = rate[b] + r;
+                    }
+                }
+            }
+        }
+    }
+    return v / (vec3<f32>(1.0) + rate * P.dt);
+}
+
+@compute @workgroup_size(256)
+fn wall_friction(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+    let i = linear_id(gid, nwg);
+    if (i >= P.n) {
+        return;
+    }
+    let v = vel_get(i);
+    vel_set(i, vec4<f32>(slow(pos_get(i).xyz, v.xyz), v.w));
 }

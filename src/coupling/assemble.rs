@@ -364,6 +364,8 @@ mod tests {
             hi: Vec3A::splat(1.0 - r),
             restitution: 0.0,
             friction: 0.0,
+            drag: 0.0,
+            drag_reach: 0.0,
         };
         (b, walls)
     }

@@ -98,6 +98,14 @@ impl GpuLiquidSolver {
         })
     }
 
+    /// The walls' viscous friction alone.
+    pub fn pass_wall_friction(&mut self, dt: f32) -> Result<()> {
+        self.run_alone(dt, |s, p| {
+            s.rec_velocity(p, "wall_friction");
+            None
+        })
+    }
+
     /// Velocity update alone.
     pub fn pass_velocity(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {

@@ -305,6 +305,7 @@ impl GpuLiquidSolver {
             ),
             None => (Vec3A::ZERO, Vec3A::ZERO, 0.0, 0.0, 0),
         };
+        let (drag, drag_reach) = p.walls.map_or((0.0, 0.0), |w| (w.drag, w.drag_reach));
         let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
         let gp = GpuParams {
             origin: v3(self.grid.origin),
@@ -329,6 +330,9 @@ impl GpuLiquidSolver {
             n_boundary: self.n_boundary,
             wall_samples: WALL_TABLE_SAMPLES as u32,
             split: split::split_point(self.ctx.limits.max_storage_buffer_binding_size),
+            drag,
+            drag_reach,
+            pad: [0.0; 2],
         };
         let q = &self.ctx.queue;
         q.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&gp));
@@ -520,17 +524,30 @@ impl GpuLiquidSolver {
             (t, _) => t,
         };
         let viscous = crate::liquid::viscosity::any_viscosity(&self.params);
+        let friction = crate::liquid::wall_friction::has_friction(self.params.walls.as_ref());
         let mut rec = Recorder::new(&self.ctx, timing);
         // Gravity goes with the first pass that reads the velocities: the viscosity, or else
-        // the prediction.
+        // the prediction (where the walls' viscous friction comes between, gravity goes alone).
         let predict = if viscous {
             self.phase(&mut rec, Phase::Viscosity, |s, p| {
                 Some(s.rec_viscosity(p, "with_gravity"))
             })?;
             "main"
+        } else if friction {
+            self.phase(&mut rec, Phase::Integrate, |s, p| {
+                s.rec_velocity(p, "gravity");
+                None
+            })?;
+            "main"
         } else {
             "with_gravity"
         };
+        if friction {
+            self.phase(&mut rec, Phase::Viscosity, |s, p| {
+                s.rec_velocity(p, "wall_friction");
+                None
+            })?;
+        }
         self.phase(&mut rec, Phase::Grid, |s, p| Some(s.rec_grid(p, predict)))?;
         if !self.boundary_binned {
             self.phase(&mut rec, Phase::Grid, |s, p| {

@@ -1,8 +1,10 @@
-//! Velocities (shaders/gpu/velocity.wgsl): gravity at the start of the step (`gravity`) and
-//! `v = (x - x_prev)/dt` at its end (`update`).
+//! Velocities (shaders/gpu/velocity.wgsl): gravity at the start of the step (`gravity`), the
+//! walls' viscous friction after the viscosity (`wall_friction`) and `v = (x - x_prev)/dt` at
+//! its end (`update`).
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
-use crate::liquid::Particles;
+use crate::liquid::params::Walls;
+use crate::liquid::{Particles, wall_friction};
 use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
@@ -34,12 +36,12 @@ impl Velocity {
                     arrays: SPLIT,
                     two_parts,
                 },
-                &["gravity", "update"],
+                &["gravity", "update", "wall_friction"],
             ),
         }
     }
 
-    /// Record `entry` (`gravity` or `update`).
+    /// Record `entry` (`gravity`, `update` or `wall_friction`).
     #[allow(clippy::too_many_arguments)]
     pub fn dispatch(
         &self,
@@ -70,4 +72,9 @@ pub fn cpu_twin_update(p: &mut Particles, dt: f32) {
     for ((v, x), x0) in p.vel.iter_mut().zip(&p.pos).zip(&p.prev) {
         *v = (*x - *x0) * inv_dt;
     }
+}
+
+/// CPU twin of `wall_friction`: the CPU step's viscous friction of the walls.
+pub fn cpu_twin_wall_friction(p: &mut Particles, walls: &Walls, dt: f32) {
+    wall_friction::apply_wall_friction(p, walls, dt);
 }

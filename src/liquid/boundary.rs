@@ -344,6 +344,8 @@ mod tests {
             hi: Vec3A::splat(0.095),
             restitution: 0.0,
             friction: 0.0,
+            drag: 0.0,
+            drag_reach: 0.0,
         };
         let none = Vec3A::ZERO;
         for y in [0.0f32, 0.003, 0.005, 0.0123] {
@@ -405,6 +407,8 @@ mod tests {
                 hi: Vec3A::new(nx as f32, ny as f32, nz as f32) * d - Vec3A::splat(hs),
                 restitution: 0.0,
                 friction: 0.0,
+                drag: 0.0,
+                drag_reach: 0.0,
             };
             let g = Vec3A::new(0.0, -9.81, 0.0);
             let mut pos = Vec::new();
@@ -461,6 +465,8 @@ mod tests {
             hi: Vec3A::splat(0.095),
             restitution: 0.0,
             friction: 0.0,
+            drag: 0.0,
+            drag_reach: 0.0,
         };
         let pos = [Vec3A::new(0.03, 0.005, 0.05), Vec3A::new(0.07, 0.005, 0.05)];
         let mut p = crate::liquid::particles::Particles::default();

@@ -12,6 +12,7 @@ pub mod particles;
 pub mod relaxation;
 pub mod step;
 pub mod viscosity;
+pub mod wall_friction;
 pub mod wall_kernel;
 pub mod walls;
 

@@ -32,6 +32,10 @@ pub struct Walls {
     pub restitution: f32,
     /// Coulomb friction coefficient.
     pub friction: f32,
+    /// The viscous friction's rate at the planes above, 1/s (`wall_friction::drag_layer`; 0: none).
+    pub drag: f32,
+    /// How far from the planes above the viscous friction reaches, m (`h - spacing/2`).
+    pub drag_reach: f32,
 }
 
 /// Everything the liquid step needs besides the particles.

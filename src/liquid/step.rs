@@ -1,6 +1,6 @@
 //! The CPU liquid solver and its step, in the order of docs/design.md (steps 1-5): gravity,
-//! viscosity, prediction, relaxation, walls, velocity update (the GPU step follows the same
-//! order).
+//! viscosity (and the walls' viscous friction), prediction, relaxation, walls, velocity update
+//! (the GPU step follows the same order).
 use super::boundary::{self, BoundaryGrid, BoundaryParticles};
 use super::grid::Grid;
 use super::neighbours::NeighbourLists;
@@ -8,6 +8,7 @@ use super::params::LiquidParams;
 use super::particles::Particles;
 use super::relaxation::{self, RelaxationBuffers};
 use super::viscosity;
+use super::wall_friction;
 use super::wall_kernel::WallKernel;
 use super::walls;
 use crate::Result;
@@ -136,7 +137,10 @@ impl LiquidSolver {
             p.vel.par_iter_mut().for_each(|v| *v += g)
         });
         times.time(Phase::Viscosity, || {
-            viscosity::apply_viscosity(p, &self.lists, &self.params, dt, &mut self.dv)
+            viscosity::apply_viscosity(p, &self.lists, &self.params, dt, &mut self.dv);
+            if let Some(w) = self.params.walls.as_ref().filter(|w| w.drag > 0.0) {
+                wall_friction::apply_wall_friction(p, w, dt);
+            }
         });
         times.time(Phase::Integrate, || {
             p.prev.copy_from_slice(&p.pos);

@@ -37,6 +37,10 @@ pub struct Container {
     /// Coulomb friction coefficient of liquid against the walls.
     #[serde(default)]
     pub friction: f64,
+    /// The walls' viscous (no-slip) friction `f`, m/s: liquid within the kernel radius of a
+    /// wall feels the shear stress `rho f u_t` (`liquid::wall_friction`); 0: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub viscous_friction: f64,
     /// Whether the walls' ghosts push the liquid in the relaxation (ghost pressure).
     #[serde(default)]
     pub ghost_pressure: bool,
@@ -165,8 +169,20 @@ impl Container {
                 "use a friction coefficient >= 0",
             );
         }
+        if !(c.viscous_friction.is_finite() && c.viscous_friction >= 0.0) {
+            return fail(
+                at.key("viscous_friction"),
+                format!("{} is negative or not finite", c.viscous_friction),
+                "use a viscous friction >= 0 m/s (0: none)",
+            );
+        }
         Ok(())
     }
+}
+
+/// Whether a value is zero (an absent optional coefficient; kept out of the manifest).
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl LiquidBlock {

@@ -122,6 +122,8 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
         hi: Vec3A::from_array(c.max.map(|v| (v - r) as f32)),
         restitution: c.restitution as f32,
         friction: c.friction as f32,
+        drag: (c.viscous_friction / crate::liquid::wall_friction::drag_layer(spacing, h)) as f32,
+        drag_reach: (h - r) as f32,
     });
     LiquidParams {
         spacing: spacing as f32,
