@@ -40,6 +40,10 @@ pub struct NeighbourLists {
     dist: Vec<f32>,
     /// Kernel sums `(sum (1-q)^2, sum (1-q)^3)` of each slot at those positions.
     sums: Vec<[f32; 2]>,
+    /// Where each slot's later neighbours (those after it in slot order) start in its list.
+    later: Vec<u32>,
+    /// The farthest any slot's last neighbour lies after it, in slots.
+    reach: usize,
 }
 
 impl NeighbourLists {
@@ -56,6 +60,67 @@ impl NeighbourLists {
     pub fn dist_of(&self, i: usize) -> &[f32] {
         let s = i * self.stride;
         &self.dist[s..s + self.count[i] as usize]
+    }
+
+    /// The neighbours of slot `i` that come after it in slot order, with their distances (as
+    /// [`Self::dist_of`]): every pair once, from its lower slot.
+    #[inline(always)]
+    pub fn later_of(&self, i: usize) -> (&[u32], &[f32]) {
+        let (s, l) = (i * self.stride, self.later[i] as usize);
+        let e = s + self.count[i] as usize;
+        (&self.idx[s + l..e], &self.dist[s + l..e])
+    }
+
+    /// Slots per chunk of [`Self::scatter`]: at least the lists' reach, so that a slot's
+    /// later neighbours lie in its own chunk or the next.
+    pub fn chunk(&self) -> usize {
+        self.reach.max(MIN_CHUNK)
+    }
+
+    /// Run `row(i, first, window)` once for every slot `i`, where `window` holds the
+    /// accumulators `acc[first..]` of the slots from `i`'s chunk's first to the end of the next
+    /// chunk: `row` adds slot `i`'s pair terms over [`Self::later_of`] into the entries of `i`
+    /// and of each later neighbour `j` (at `j - first`).
+    ///
+    /// The slots are cut into chunks of [`Self::chunk`] slots; the even chunks run in parallel,
+    /// then the odd ones, each in slot order. No two windows of a phase overlap, and the order
+    /// of the additions into every accumulator is fixed by the lists alone (not by the number
+    /// of threads): every pair is computed once, without atomics or locks.
+    pub fn scatter<T: Send>(&self, acc: &mut [T], row: impl Fn(usize, usize, &mut [T]) + Sync) {
+        let (n, c) = (acc.len().min(self.len()), self.chunk());
+        for phase in 0..2 {
+            let off = phase * c;
+            if off >= n {
+                break;
+            }
+            acc[off..n]
+                .par_chunks_mut(2 * c)
+                .enumerate()
+                .for_each(|(k, window)| {
+                    let first = off + 2 * k * c;
+                    for i in first..(first + c).min(n) {
+                        row(i, first, window);
+                    }
+                });
+        }
+    }
+
+    /// Each slot's first later neighbour and the lists' reach, from the lists.
+    fn find_later(&mut self) {
+        let (stride, idx) = (self.stride, &self.idx);
+        self.later.resize(self.count.len(), 0);
+        self.reach = self
+            .later
+            .par_iter_mut()
+            .zip(self.count.par_iter())
+            .enumerate()
+            .map(|(i, (l, &c))| {
+                let row = &idx[i * stride..i * stride + c as usize];
+                *l = row.partition_point(|&j| (j as usize) < i) as u32;
+                row.last().map_or(0, |&j| (j as usize).saturating_sub(i))
+            })
+            .max()
+            .unwrap_or(0);
     }
 
     /// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of every slot over its neighbours at the
@@ -112,13 +177,17 @@ impl NeighbourLists {
             at += c;
         }
         let (dist, sums) = (vec![0.0; idx.len()], vec![[0.0; 2]; count.len()]);
-        Some(NeighbourLists {
+        let mut lists = NeighbourLists {
             stride,
             count,
             idx,
             dist,
             sums,
-        })
+            later: Vec::new(),
+            reach: 0,
+        };
+        lists.find_later();
+        Some(lists)
     }
 
     /// Gather, for every slot, the other slots closer than `h`, in the grid's fixed order,
@@ -135,23 +204,25 @@ impl NeighbourLists {
         self.stride = self.stride.max(48).next_multiple_of(16);
         self.count.resize(n, 0);
         self.sums.resize(n, [0.0; 2]);
+        self.later.resize(n, 0);
         loop {
             let stride = self.stride;
             self.idx.resize(n * stride, 0);
             self.dist.resize(n * stride, 0.0);
-            let overflow = self
+            let (overflow, reach) = self
                 .idx
                 .par_chunks_mut(stride * BLOCK)
                 .zip(self.dist.par_chunks_mut(stride * BLOCK))
                 .zip(
                     self.count
                         .par_chunks_mut(BLOCK)
-                        .zip(self.sums.par_chunks_mut(BLOCK)),
+                        .zip(self.sums.par_chunks_mut(BLOCK))
+                        .zip(self.later.par_chunks_mut(BLOCK)),
                 )
                 .enumerate()
-                .map(|(b, ((slots, dist), (count, sums)))| {
+                .map(|(b, ((slots, dist), ((count, sums), later)))| {
                     let mut cand = CellCandidates::new();
-                    let mut most = 0;
+                    let (mut most, mut reach) = (0, 0);
                     for k in 0..count.len() {
                         let i = b * BLOCK + k;
                         let (slots, dist) = (
@@ -166,13 +237,16 @@ impl NeighbourLists {
                         let m = c.min(stride);
                         count[k] = m as u32;
                         sums[k] = kernel_sums(&mut dist[..m], 1.0 / h);
-                        most = most.max(c);
+                        let row = &slots[..m];
+                        later[k] = row.partition_point(|&j| (j as usize) < i) as u32;
+                        let last = row.last().map_or(0, |&j| (j as usize).saturating_sub(i));
+                        (most, reach) = (most.max(c), reach.max(last));
                     }
-                    most
+                    (most, reach)
                 })
-                .max()
-                .unwrap_or(0);
+                .reduce(|| (0, 0), |a, b| (a.0.max(b.0), a.1.max(b.1)));
             if overflow <= stride {
+                self.reach = reach;
                 return;
             }
             // A compressed region holds more neighbours than reserved: widen and gather again.
@@ -183,6 +257,10 @@ impl NeighbourLists {
 
 /// Slots per parallel block of [`NeighbourLists::build`].
 const BLOCK: usize = 128;
+
+/// The fewest slots in a chunk of [`NeighbourLists::scatter`] (fewer, longer chunks cost less
+/// to schedule).
+const MIN_CHUNK: usize = 256;
 
 /// The most candidates [`CellCandidates`] holds (a multiple of [`LANES`]).
 const CAPACITY: usize = 1024;
@@ -611,6 +689,56 @@ mod tests {
             checked > 2000 && found > 15 * checked,
             "{checked} slots, {found} entries"
         );
+    }
+
+    #[test]
+    fn scatter_visits_every_pair_once_in_an_order_fixed_at_any_thread_count() {
+        let h = 0.012;
+        let mut p = cloud();
+        let mut grid = Grid::new(h);
+        grid.build(&mut p).unwrap();
+        let mut lists = NeighbourLists::default();
+        lists.build(&p.pos, &grid, h);
+        let n = p.len();
+        assert!(
+            lists.chunk() * 4 < n,
+            "chunk {} of {n} slots",
+            lists.chunk()
+        );
+        let mut seen = vec![0usize; n];
+        lists.scatter(&mut seen, |i, first, w| {
+            let (js, ds) = lists.later_of(i);
+            assert_eq!(js.len(), ds.len());
+            w[i - first] += js.len();
+            for &j in js {
+                assert!(j as usize > i);
+                w[j as usize - first] += 1;
+            }
+        });
+        for (i, &s) in seen.iter().enumerate() {
+            assert_eq!(s, lists.of(i).len(), "slot {i}");
+        }
+        // An order-sensitive fold into every slot's accumulator, at 1, 2 and 5 threads.
+        let fold = |threads: usize| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut acc = vec![0u64; n];
+            pool.install(|| {
+                lists.scatter(&mut acc, |i, first, w| {
+                    let mix = |a: u64| a.wrapping_mul(0x9e37_79b9_7f4a_7c15).wrapping_add(i as u64);
+                    w[i - first] = mix(w[i - first]);
+                    for &j in lists.later_of(i).0 {
+                        w[j as usize - first] = mix(w[j as usize - first]);
+                    }
+                })
+            });
+            acc
+        };
+        let one = fold(1);
+        assert_eq!(fold(2), one);
+        assert_eq!(fold(5), one);
     }
 
     #[test]
