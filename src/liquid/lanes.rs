@@ -37,27 +37,16 @@ pub struct LaneSums {
 }
 
 impl LaneSums {
-    /// Add `a = 1 - q` in lane `lane` (nothing where `a <= 0`).
+    /// Add `a = 1 - q` in lane `lane` (nothing where `a <= 0`); returns what it added,
+    /// `[a^2, a^3]`.
     #[inline(always)]
-    pub fn add(&mut self, lane: usize, a: f32) {
+    pub fn add(&mut self, lane: usize, a: f32) -> [f32; 2] {
         let a = if a > 0.0 { a } else { 0.0 };
         let a2 = a * a;
+        let a3 = a2 * a;
         self.rho[lane] += a2;
-        self.near[lane] += a2 * a;
-    }
-
-    /// Add the kernel of every distance of a row, entry `e` in lane `e % 8`.
-    #[inline(always)]
-    pub fn add_row(&mut self, dist: &[f32], inv_h: f32) {
-        let mut chunks = dist.chunks_exact(LANES);
-        for c in &mut chunks {
-            for (k, &d) in c.iter().enumerate() {
-                self.add(k, 1.0 - d * inv_h);
-            }
-        }
-        for (k, &d) in chunks.remainder().iter().enumerate() {
-            self.add(k, 1.0 - d * inv_h);
-        }
+        self.near[lane] += a3;
+        [a2, a3]
     }
 
     /// The two sums, lanes added up in the fixed order.
@@ -285,7 +274,9 @@ mod tests {
     fn lane_sums_put_entry_e_in_lane_e_mod_8() {
         let dist: Vec<f32> = (0..21).map(|k| 0.05 * k as f32).collect();
         let mut s = LaneSums::default();
-        s.add_row(&dist, 1.0);
+        for (e, &d) in dist.iter().enumerate() {
+            s.add(e % LANES, 1.0 - d);
+        }
         let mut want = [[0.0f32; LANES]; 2];
         for (e, &d) in dist.iter().enumerate() {
             let a = (1.0 - d).max(0.0);

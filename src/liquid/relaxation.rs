@@ -1,33 +1,39 @@
 //! Double-density relaxation (Clavet et al. 2005, section 4) in the Jacobi form: every
 //! displacement from the same positions, each pair's symmetric term computed once and added to
 //! both particles ([`NeighbourLists::scatter`]).
-use super::lanes::{self, LANES, LaneSums};
-use super::neighbours::{NeighbourLists, has_avx2};
+use super::lanes::{self, LANES};
+use super::neighbours::{NeighbourLists, add_kernel_row, has_avx2, in_pool};
 use super::params::LiquidParams;
 use glam::Vec3A;
 use rayon::prelude::*;
 
 /// Kernel sums `rho = sum (1-q)^2` and `rho_near = sum (1-q)^3` of every slot over its
-/// neighbours closer than `h`, entry `e` of a row in lane `e % 8` ([`LaneSums`]).
+/// neighbours closer than `h`: each pair once, added to both ([`add_kernel_row`], in the order
+/// of [`NeighbourLists::scatter`]; at the positions the lists were built from, the lists' own
+/// sums).
 pub fn densities(
     pos: &[Vec3A],
     lists: &NeighbourLists,
     h: f32,
     rho: &mut [f32],
     rho_near: &mut [f32],
+    sums: &mut [[f32; 2]],
 ) {
     let inv_h = 1.0 / h;
-    rho.par_iter_mut()
-        .zip(rho_near.par_iter_mut())
-        .enumerate()
-        .for_each(|(i, (r_out, n_out))| {
+    in_pool(|| {
+        sums.par_iter_mut().for_each(|s| *s = [0.0; 2]);
+        lists.scatter(sums, |i, first, w| {
             let xi = pos[i];
-            let mut sums = LaneSums::default();
-            for (e, &j) in lists.of(i).iter().enumerate() {
-                sums.add(e % LANES, 1.0 - (pos[j as usize] - xi).length() * inv_h);
-            }
-            [*r_out, *n_out] = sums.total();
+            let js = lists.later_of(i).0;
+            add_kernel_row(i, js, first, w, |_, j| {
+                (pos[j as usize] - xi).length() * inv_h
+            });
         });
+        rho.par_iter_mut()
+            .zip(rho_near.par_iter_mut())
+            .zip(sums.par_iter())
+            .for_each(|((r, n), s)| [*r, *n] = *s);
+    })
 }
 
 /// Pressure and near pressure of every slot from its kernel sums (pressure clamped at zero
@@ -68,11 +74,13 @@ pub fn displacements(
     built_here: bool,
     dx: &mut [Vec3A],
 ) {
-    if built_here {
-        displacements_with::<true>(pos, phase, lists, params, press, dt, dx);
-    } else {
-        displacements_with::<false>(pos, phase, lists, params, press, dt, dx);
-    }
+    in_pool(|| {
+        if built_here {
+            displacements_with::<true>(pos, phase, lists, params, press, dt, dx);
+        } else {
+            displacements_with::<false>(pos, phase, lists, params, press, dt, dx);
+        }
+    })
 }
 
 fn displacements_with<const STORED: bool>(
@@ -270,6 +278,9 @@ pub struct RelaxationBuffers {
     pub dx: Vec<Vec3A>,
     /// The bodies' part of the kernel sums (zero away from every body).
     pub body: Vec<f32>,
+    /// Per slot, a pair of sums that a scatter over the neighbour lists fills (the kernel
+    /// sums of a later pass, the walls' weighted pressure).
+    pub pairs: Vec<[f32; 2]>,
 }
 
 impl RelaxationBuffers {
@@ -279,6 +290,7 @@ impl RelaxationBuffers {
         self.press.resize(n, [0.0; 2]);
         self.dx.resize(n, Vec3A::ZERO);
         self.body.resize(n, 0.0);
+        self.pairs.resize(n, [0.0; 2]);
     }
 }
 
@@ -415,11 +427,19 @@ mod tests {
         for (pos, stored) in [(&p.pos, true), (&moved, false)] {
             let mut dx = vec![Vec3A::ZERO; n];
             displacements(pos, &p.phase, &lists, &params, &press, dt, stored, &mut dx);
+            // Every slot's whole neighbour list, from the half lists.
+            let mut all = vec![Vec::new(); n];
+            for i in 0..n {
+                for &j in lists.later_of(i).0 {
+                    all[i].push(j);
+                    all[j as usize].push(i as u32);
+                }
+            }
             let (mut worst, mut biggest) = (0.0f64, 0.0f64);
             for i in 0..n {
                 let mi = params.phases[p.phase[i] as usize].mass as f64;
                 let mut want = [0.0f64; 3];
-                for &j in lists.of(i) {
+                for &j in &all[i] {
                     let j = j as usize;
                     let mj = params.phases[p.phase[j] as usize].mass as f64;
                     let r = (pos[j] - pos[i]).as_dvec3();

@@ -2,7 +2,7 @@
 //! impulse computed once, from its lower slot, and added to both particles (equal and
 //! opposite) through [`NeighbourLists::scatter`].
 use super::lanes::{self, LANES};
-use super::neighbours::{NeighbourLists, has_avx2};
+use super::neighbours::{NeighbourLists, has_avx2, in_pool};
 use super::params::{LiquidParams, Phase};
 use super::particles::Particles;
 use glam::Vec3A;
@@ -21,11 +21,13 @@ pub fn viscosity_dv(
 ) {
     let h = params.h;
     let phases = &params.phases;
-    if phases.len() == 1 {
-        viscosity_dv_with::<true>(p, lists, phases, h, dt, dv);
-    } else {
-        viscosity_dv_with::<false>(p, lists, phases, h, dt, dv);
-    }
+    in_pool(|| {
+        if phases.len() == 1 {
+            viscosity_dv_with::<true>(p, lists, phases, h, dt, dv);
+        } else {
+            viscosity_dv_with::<false>(p, lists, phases, h, dt, dv);
+        }
+    })
 }
 
 /// [`viscosity_dv`] for one phase (`UNIFORM`) or several.
@@ -357,11 +359,19 @@ mod tests {
         let dt = 0.002;
         let mut dv = vec![Vec3A::ZERO; n];
         viscosity_dv(&p, &lists, &params, dt, &mut dv);
+        // Every slot's whole neighbour list, from the half lists.
+        let mut all = vec![Vec::new(); n];
+        for i in 0..n {
+            for &j in lists.later_of(i).0 {
+                all[i].push(j);
+                all[j as usize].push(i as u32);
+            }
+        }
         let (mut worst, mut biggest) = (0.0f64, 0.0f64);
         for (i, got) in dv.iter().enumerate() {
             let pi = params.phases[p.phase[i] as usize];
             let mut want = glam::DVec3::ZERO;
-            for &j in lists.of(i) {
+            for &j in &all[i] {
                 let j = j as usize;
                 let pj = params.phases[p.phase[j] as usize];
                 let r = (p.pos[j] - p.pos[i]).as_dvec3();
