@@ -41,8 +41,9 @@ pub struct NeighbourLists {
     idx: Vec<u32>,
     /// The distance of each entry at the positions the lists were built from.
     dist: Vec<f32>,
-    /// Kernel sums `(sum (1-q)^2, sum (1-q)^3)` of each slot at those positions.
-    sums: Vec<[f32; 2]>,
+    /// Kernel sums `(sum (1-q)^2, sum (1-q)^3)` of each slot at those positions, added up in
+    /// double precision.
+    sums: Vec<[f64; 2]>,
     /// The farthest any slot's last neighbour lies after it, in slots.
     reach: usize,
 }
@@ -95,7 +96,7 @@ impl NeighbourLists {
 
     /// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of every slot over its neighbours at the
     /// positions the lists were built from (what [`super::relaxation::densities`] gives there).
-    pub fn sums(&self) -> &[[f32; 2]] {
+    pub fn sums(&self) -> &[[f64; 2]] {
         &self.sums
     }
 
@@ -247,7 +248,7 @@ unsafe fn add_kernel_row_avx2(
     ds: &[f32],
     inv_h: f32,
     first: usize,
-    w: &mut [[f32; 2]],
+    w: &mut [[f64; 2]],
 ) {
     use std::arch::x86_64::*;
     let (vinv_h, one, zero) = (
@@ -275,8 +276,8 @@ unsafe fn add_kernel_row_avx2(
         }
         for (k, &j) in js.iter().enumerate() {
             let s = &mut w[j as usize - first];
-            s[0] += l2[k];
-            s[1] += l3[k];
+            s[0] += l2[k] as f64;
+            s[1] += l3[k] as f64;
         }
     }
     // SAFETY: the processor has AVX2 (this function's requirement).
@@ -287,8 +288,8 @@ unsafe fn add_kernel_row_avx2(
         )
     };
     let s = &mut w[i - first];
-    s[0] += r;
-    s[1] += n;
+    s[0] += r as f64;
+    s[1] += n as f64;
 }
 
 /// [`add_kernel_row`] where there is no AVX2 build.
@@ -299,7 +300,7 @@ unsafe fn add_kernel_row_avx2(
     ds: &[f32],
     inv_h: f32,
     first: usize,
-    w: &mut [[f32; 2]],
+    w: &mut [[f64; 2]],
 ) {
     add_kernel_row(i, js, first, w, |e, _| ds[e] * inv_h);
 }
@@ -348,20 +349,20 @@ pub fn add_kernel_row(
     i: usize,
     js: &[u32],
     first: usize,
-    w: &mut [[f32; 2]],
+    w: &mut [[f64; 2]],
     q: impl Fn(usize, u32) -> f32,
 ) {
     let mut sums = LaneSums::default();
     for (e, &j) in js.iter().enumerate() {
         let a = sums.add(e % LANES, 1.0 - q(e, j));
         let s = &mut w[j as usize - first];
-        s[0] += a[0];
-        s[1] += a[1];
+        s[0] += a[0] as f64;
+        s[1] += a[1] as f64;
     }
     let [r, n] = sums.total();
     let s = &mut w[i - first];
-    s[0] += r;
-    s[1] += n;
+    s[0] += r as f64;
+    s[1] += n as f64;
 }
 
 /// Slots per parallel block of [`NeighbourLists::build`].
@@ -892,8 +893,8 @@ mod tests {
                 &mut vec![[0.0; 2]; n],
             );
             for (i, s) in lists.sums().iter().enumerate() {
-                assert_eq!(s[0].to_bits(), rho[i].to_bits(), "slot {i}");
-                assert_eq!(s[1].to_bits(), near[i].to_bits(), "slot {i}");
+                assert_eq!((s[0] as f32).to_bits(), rho[i].to_bits(), "slot {i}");
+                assert_eq!((s[1] as f32).to_bits(), near[i].to_bits(), "slot {i}");
                 // Every pair once, added to both: the sums over all neighbours.
                 let mut want = [0.0f64; 2];
                 for j in (0..n).filter(|&j| j != i) {
@@ -904,7 +905,7 @@ mod tests {
                     }
                 }
                 for k in 0..2 {
-                    let err = (s[k] as f64 - want[k]).abs();
+                    let err = (s[k] - want[k]).abs();
                     assert!(
                         err <= 1e-5 * want[k].max(1.0),
                         "slot {i}: {s:?} vs {want:?}"

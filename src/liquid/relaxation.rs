@@ -8,16 +8,16 @@ use glam::Vec3A;
 use rayon::prelude::*;
 
 /// Kernel sums `rho = sum (1-q)^2` and `rho_near = sum (1-q)^3` of every slot over its
-/// neighbours closer than `h`: each pair once, added to both ([`add_kernel_row`], in the order
-/// of [`NeighbourLists::scatter`]; at the positions the lists were built from, the lists' own
-/// sums).
+/// neighbours closer than `h`: each pair once, added to both in double precision (in `sums`,
+/// [`add_kernel_row`], in the order of [`NeighbourLists::scatter`]; at the positions the lists
+/// were built from, the lists' own sums).
 pub fn densities(
     pos: &[Vec3A],
     lists: &NeighbourLists,
     h: f32,
     rho: &mut [f32],
     rho_near: &mut [f32],
-    sums: &mut [[f32; 2]],
+    sums: &mut [[f64; 2]],
 ) {
     let inv_h = 1.0 / h;
     in_pool(|| {
@@ -32,7 +32,7 @@ pub fn densities(
         rho.par_iter_mut()
             .zip(rho_near.par_iter_mut())
             .zip(sums.par_iter())
-            .for_each(|((r, n), s)| [*r, *n] = *s);
+            .for_each(|((r, n), s)| [*r, *n] = [s[0] as f32, s[1] as f32]);
     })
 }
 
@@ -278,9 +278,11 @@ pub struct RelaxationBuffers {
     pub dx: Vec<Vec3A>,
     /// The bodies' part of the kernel sums (zero away from every body).
     pub body: Vec<f32>,
-    /// Per slot, a pair of sums that a scatter over the neighbour lists fills (the kernel
-    /// sums of a later pass, the walls' weighted pressure).
+    /// Per slot, the walls' weighted pressure and weight (a scatter over the neighbour lists).
     pub pairs: Vec<[f32; 2]>,
+    /// Per slot, the kernel sums of a later pass in double precision (a scatter over the
+    /// neighbour lists).
+    pub kernel: Vec<[f64; 2]>,
 }
 
 impl RelaxationBuffers {
@@ -291,6 +293,7 @@ impl RelaxationBuffers {
         self.dx.resize(n, Vec3A::ZERO);
         self.body.resize(n, 0.0);
         self.pairs.resize(n, [0.0; 2]);
+        self.kernel.resize(n, [0.0; 2]);
     }
 }
 

@@ -86,7 +86,7 @@ impl LiquidSolver {
                     .par_iter_mut()
                     .zip(b.rho_near.par_iter_mut())
                     .zip(self.lists.sums().par_iter())
-                    .for_each(|((r, n), s)| (*r, *n) = (s[0], s[1]));
+                    .for_each(|((r, n), s)| (*r, *n) = (s[0] as f32, s[1] as f32));
             } else {
                 relaxation::densities(
                     &p.pos,
@@ -94,7 +94,7 @@ impl LiquidSolver {
                     params.h,
                     &mut p.rho,
                     &mut b.rho_near,
-                    &mut b.pairs,
+                    &mut b.kernel,
                 );
             }
         });
