@@ -110,6 +110,6 @@ pub fn cpu_twin(
         boundary::add_wall_push(pos, &lists, press, body, w, &k, hs, g, dt, &mut dx);
     }
     let mut out = pos.to_vec();
-    relaxation::apply_displacements(&mut out, &dx);
+    relaxation::apply_displacements(&mut out, &dx, params.spacing / 2.0);
     out
 }

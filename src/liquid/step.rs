@@ -186,7 +186,7 @@ impl LiquidSolver {
                         &mut b.dx,
                     );
                 }
-                relaxation::apply_displacements(&mut p.pos, &b.dx);
+                relaxation::apply_displacements(&mut p.pos, &b.dx, params.spacing / 2.0);
             });
         }
         if let Some(w) = &self.params.walls {
