@@ -12,11 +12,13 @@
 // pos_out: binding 6, in two parts (split.wgsl).
 @group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
 
-// The displacement d, shortened to half a spacing where it is longer (as
-// relaxation::apply_displacements): one pass never moves a particle farther.
+// The displacement d, shortened to half a spacing where it is longer but not longer than ten
+// kernel radii (as relaxation::apply_displacements): one pass never moves a particle farther,
+// and a step far past its stable size still ends in the non-finite flag.
 fn capped(d: vec3<f32>) -> vec3<f32> {
     let l2 = dot(d, d);
-    if (l2 > P.half_spacing * P.half_spacing) {
+    let wild = 10.0 * P.h;
+    if (l2 > P.half_spacing * P.half_spacing && l2 <= wild * wild) {
         return d * (P.half_spacing / sqrt(l2));
     }
     return d;

@@ -299,18 +299,20 @@ impl RelaxationBuffers {
 
 /// Apply the displacements computed by [`displacements`].
 ///
-/// A displacement longer than `cap` (half a spacing) is shortened to it, keeping its direction:
-/// one pass never moves a particle farther than that. At a CFL step the relaxation's
+/// A displacement longer than `cap` (half a spacing) but not longer than `wild` (ten kernel
+/// radii) is shortened to `cap`, keeping its direction. At a CFL step the relaxation's
 /// displacements are a small fraction of a spacing, and the cap leaves them bit for bit; only
 /// a pair pressed far closer than the lattice asks for more, and taking it whole can throw the
 /// pair across its kernel (the toppling block's stability sweep at twice the CFL step, with
 /// the pair passes summed in another order, gained 50 times its energy in its first frames;
-/// with the cap 0.22%).
-pub fn apply_displacements(pos: &mut [Vec3A], dx: &[Vec3A], cap: f32) {
-    let cap2 = cap * cap;
+/// with the cap 0.22%). A displacement beyond `wild` is no squeezed pair but a step far past
+/// its stable size: it is taken whole, so that the run stops with its named error (a position
+/// not finite) rather than going on capped.
+pub fn apply_displacements(pos: &mut [Vec3A], dx: &[Vec3A], cap: f32, wild: f32) {
+    let (cap2, wild2) = (cap * cap, wild * wild);
     pos.par_iter_mut().zip(dx.par_iter()).for_each(|(x, d)| {
         let l2 = d.length_squared();
-        *x += if l2 > cap2 {
+        *x += if l2 > cap2 && l2 <= wild2 {
             *d * (cap / l2.sqrt())
         } else {
             *d
@@ -323,20 +325,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_displacement_longer_than_the_cap_is_shortened_to_it_and_others_are_kept() {
+    fn a_displacement_longer_than_the_cap_is_shortened_to_it_unless_it_is_wild() {
         let mut pos = vec![Vec3A::new(1.0, 2.0, 3.0), Vec3A::new(-1.0, 0.5, 0.25)];
         let dx = vec![
             Vec3A::new(0.003, -0.004, 0.0),
             Vec3A::new(0.0012, 0.0, -0.0016),
         ];
         let before = pos.clone();
-        apply_displacements(&mut pos, &dx, 0.0025);
+        apply_displacements(&mut pos, &dx, 0.0025, 0.1);
         // The first asks for 0.005: it moves 0.0025 along the same direction.
         let moved = pos[0] - before[0];
         assert!((moved.length() - 0.0025).abs() < 1e-7, "{moved}");
         assert!(moved.normalize().dot(dx[0].normalize()) > 1.0 - 1e-6);
         // The second asks for 0.002, below the cap: exactly the uncapped sum.
         assert_eq!(pos[1], before[1] + dx[1]);
+        // Beyond the wild bound the step is unstable: the displacement is taken whole.
+        let mut far = vec![Vec3A::ZERO];
+        apply_displacements(&mut far, &[Vec3A::new(0.0, 0.5, 0.0)], 0.0025, 0.1);
+        assert_eq!(far[0], Vec3A::new(0.0, 0.5, 0.0));
     }
     use crate::liquid::grid::Grid;
     use crate::liquid::params::Phase;

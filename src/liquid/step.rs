@@ -201,7 +201,12 @@ impl LiquidSolver {
                         &mut b.dx,
                     );
                 }
-                relaxation::apply_displacements(&mut p.pos, &b.dx, params.spacing / 2.0);
+                relaxation::apply_displacements(
+                    &mut p.pos,
+                    &b.dx,
+                    params.spacing / 2.0,
+                    10.0 * params.h,
+                );
             });
         }
         if let Some(w) = &self.params.walls {
