@@ -128,7 +128,14 @@ pub fn cpu_twin(
     bins.build(grid, bodies);
     let table = WallKernel::new(params.spacing, params.h);
     let (mut rho, mut near, mut press) = (vec![0.0; n], vec![0.0; n], vec![[0.0; 2]; n]);
-    relaxation::densities(pos, &lists, params.h, &mut rho, &mut near);
+    relaxation::densities(
+        pos,
+        &lists,
+        params.h,
+        &mut rho,
+        &mut near,
+        &mut vec![[0.0; 2]; n],
+    );
     boundary::add_boundary_sums(
         pos,
         grid,

@@ -107,9 +107,12 @@ pub fn cpu_twin(
         let k = WallKernel::new(params.spacing, params.h);
         let hs = params.spacing / 2.0;
         let g = params.gravity / params.passes.max(1) as f32;
-        boundary::add_wall_push(pos, &lists, press, body, w, &k, hs, g, dt, &mut dx);
+        let mut sums = vec![[0.0; 2]; pos.len()];
+        boundary::add_wall_push(
+            pos, &lists, press, body, w, &k, hs, g, dt, &mut sums, &mut dx,
+        );
     }
     let mut out = pos.to_vec();
-    relaxation::apply_displacements(&mut out, &dx);
+    relaxation::apply_displacements(&mut out, &dx, params.spacing / 2.0, 10.0 * params.h);
     out
 }

@@ -15,7 +15,7 @@
 //! their volume relative to a liquid particle's, binned into the liquid grid's cells
 //! ([`BoundaryGrid`]) and gathered by each liquid particle from the 27 cells around it.
 use super::grid::Grid;
-use super::neighbours::NeighbourLists;
+use super::neighbours::{NeighbourLists, in_pool};
 use super::params::Walls;
 use super::wall_kernel::WallKernel;
 use glam::Vec3A;
@@ -207,7 +207,8 @@ pub fn add_boundary_sums(
 /// `dx` of every slot at `pos` within `h` of a wall, with pressures `press` and neighbour lists
 /// `lists`, `gravity` the part of gravity one relaxation pass balances. The walls' pressure
 /// is the liquid's around the particle extrapolated to it, `P_w = sum_j w_j (P_j - grad g . r_ij)
-/// / sum_j w_j` with `w = (1-q)^2` (the particle itself with weight 1), as Adami et al. 2012
+/// / sum_j w_j` with `w = (1-q)^2` (the particle itself with weight 1; the sums in `sums`,
+/// each pair once and added to both, over the slots within `2h` of a wall), as Adami et al. 2012
 /// take a wall particle's from the fluid's: mirroring the particle's own pressure instead made
 /// a row at the wall answer its own pressure twice as hard as an interior row and kept a still
 /// box stirring.
@@ -227,29 +228,76 @@ pub fn add_wall_push(
     half_spacing: f32,
     gravity: Vec3A,
     dt: f32,
+    sums: &mut [[f32; 2]],
+    dx: &mut [Vec3A],
+) {
+    in_pool(|| {
+        add_wall_push_here(
+            pos,
+            lists,
+            press,
+            body,
+            walls,
+            kernel,
+            half_spacing,
+            gravity,
+            dt,
+            sums,
+            dx,
+        )
+    })
+}
+
+/// [`add_wall_push`] on the calling thread.
+#[allow(clippy::too_many_arguments)]
+fn add_wall_push_here(
+    pos: &[Vec3A],
+    lists: &NeighbourLists,
+    press: &[[f32; 2]],
+    body: &[f32],
+    walls: &Walls,
+    kernel: &WallKernel,
+    half_spacing: f32,
+    gravity: Vec3A,
+    dt: f32,
+    sums: &mut [[f32; 2]],
     dx: &mut [Vec3A],
 ) {
     let dt2 = dt * dt;
     let (h, grad) = (kernel.h, gravity * kernel.grad);
-    dx.par_iter_mut().enumerate().for_each(|(i, d)| {
-        let x = pos[i];
-        let near = (x - walls.lo)
+    let near = |x: Vec3A| {
+        (x - walls.lo)
             .min_element()
             .min((walls.hi - x).min_element())
-            + half_spacing;
-        if near >= h || body[i] > 0.0 {
+            + half_spacing
+    };
+    sums.par_iter_mut()
+        .zip(press.par_iter())
+        .for_each(|(s, p)| *s = [p[0], 1.0]);
+    lists.scatter(sums, |i, first, s| {
+        let x = pos[i];
+        // A neighbour of a slot this far from every wall is not within h of one (a rounding
+        // margin aside): neither needs the other's weight.
+        if near(x) >= 2.002 * h {
             return;
         }
-        let (mut num, mut den) = (press[i][0], 1.0f32);
-        for &j in lists.of(i) {
+        for &j in lists.later_of(i).0 {
             let r = pos[j as usize] - x;
             let a = 1.0 - r.length() / h;
             if a > 0.0 {
-                let w = a * a;
-                num += w * (press[j as usize][0] - grad.dot(r));
-                den += w;
+                let (w, g) = (a * a, grad.dot(r));
+                let (si, sj) = (i - first, j as usize - first);
+                s[si] = [s[si][0] + w * (press[j as usize][0] - g), s[si][1] + w];
+                s[sj] = [s[sj][0] + w * (press[i][0] + g), s[sj][1] + w];
             }
         }
+    });
+    dx.par_iter_mut().enumerate().for_each(|(i, d)| {
+        let x = pos[i];
+        if near(x) >= h || body[i] > 0.0 {
+            return;
+        }
+        let [num, den] = sums[i];
         *d += kernel.push(walls, half_spacing, x, press[i], num / den, gravity) * dt2;
     });
 }
@@ -484,14 +532,34 @@ mod tests {
         body[near] = 0.3;
         let mut dx = [Vec3A::ZERO; 2];
         add_wall_push(
-            &p.pos, &lists, &press, &body, &walls, &k, 0.005, g, 1e-3, &mut dx,
+            &p.pos,
+            &lists,
+            &press,
+            &body,
+            &walls,
+            &k,
+            0.005,
+            g,
+            1e-3,
+            &mut [[0.0; 2]; 2],
+            &mut dx,
         );
         assert_eq!(dx[near], Vec3A::ZERO);
         assert!(dx[1 - near].y > 1e-6, "{}", dx[1 - near]);
         // The same slot without a body near it is pushed up.
         let mut dx = [Vec3A::ZERO; 2];
         add_wall_push(
-            &p.pos, &lists, &press, &[0.0; 2], &walls, &k, 0.005, g, 1e-3, &mut dx,
+            &p.pos,
+            &lists,
+            &press,
+            &[0.0; 2],
+            &walls,
+            &k,
+            0.005,
+            g,
+            1e-3,
+            &mut [[0.0; 2]; 2],
+            &mut dx,
         );
         assert!(dx[near].y > 1e-6, "{}", dx[near]);
     }

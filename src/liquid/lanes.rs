@@ -37,27 +37,16 @@ pub struct LaneSums {
 }
 
 impl LaneSums {
-    /// Add `a = 1 - q` in lane `lane` (nothing where `a <= 0`).
+    /// Add `a = 1 - q` in lane `lane` (nothing where `a <= 0`); returns what it added,
+    /// `[a^2, a^3]`.
     #[inline(always)]
-    pub fn add(&mut self, lane: usize, a: f32) {
+    pub fn add(&mut self, lane: usize, a: f32) -> [f32; 2] {
         let a = if a > 0.0 { a } else { 0.0 };
         let a2 = a * a;
+        let a3 = a2 * a;
         self.rho[lane] += a2;
-        self.near[lane] += a2 * a;
-    }
-
-    /// Add the kernel of every distance of a row, entry `e` in lane `e % 8`.
-    #[inline(always)]
-    pub fn add_row(&mut self, dist: &[f32], inv_h: f32) {
-        let mut chunks = dist.chunks_exact(LANES);
-        for c in &mut chunks {
-            for (k, &d) in c.iter().enumerate() {
-                self.add(k, 1.0 - d * inv_h);
-            }
-        }
-        for (k, &d) in chunks.remainder().iter().enumerate() {
-            self.add(k, 1.0 - d * inv_h);
-        }
+        self.near[lane] += a3;
+        [a2, a3]
     }
 
     /// The two sums, lanes added up in the fixed order.
@@ -156,23 +145,55 @@ pub mod avx2 {
         }
     }
 
-    /// Add `r s` to the three sums `(ax, ay, az)` in the lanes where `keep` is set: the pair
-    /// loops' masked accumulation.
+    /// The pair loops' scatter: the terms `t = r s` (a dropped lane's `s` is zero) added to
+    /// the three lane sums `acc` of the row's own slot, and each lane's term added, in lane
+    /// order, to the accumulator of its neighbour `js[k]` in the window `w` that starts at
+    /// slot `first` (lanes past `js.len()` are padding and go nowhere).
     ///
     /// # Safety
     /// The processor must have AVX2.
     #[inline(always)]
-    pub unsafe fn add_masked(
+    pub unsafe fn scatter_add(
         acc: &mut (__m256, __m256, __m256),
         r: (__m256, __m256, __m256),
         s: __m256,
-        keep: __m256,
+        js: &[u32],
+        first: usize,
+        w: &mut [Vec3A],
     ) {
         // SAFETY: the processor has AVX2 (the caller's promise).
-        unsafe {
-            acc.0 = _mm256_add_ps(acc.0, _mm256_and_ps(keep, _mm256_mul_ps(r.0, s)));
-            acc.1 = _mm256_add_ps(acc.1, _mm256_and_ps(keep, _mm256_mul_ps(r.1, s)));
-            acc.2 = _mm256_add_ps(acc.2, _mm256_and_ps(keep, _mm256_mul_ps(r.2, s)));
+        let t = unsafe {
+            let (tx, ty, tz) = (
+                _mm256_mul_ps(r.0, s),
+                _mm256_mul_ps(r.1, s),
+                _mm256_mul_ps(r.2, s),
+            );
+            acc.0 = _mm256_add_ps(acc.0, tx);
+            acc.1 = _mm256_add_ps(acc.1, ty);
+            acc.2 = _mm256_add_ps(acc.2, tz);
+            // The inverse of `load_xyz`'s transpose: lane k as (x, y, z, 0).
+            let zero = _mm256_setzero_ps();
+            let t0 = _mm256_unpacklo_ps(tx, ty);
+            let t1 = _mm256_unpackhi_ps(tx, ty);
+            let t2 = _mm256_unpacklo_ps(tz, zero);
+            let t3 = _mm256_unpackhi_ps(tz, zero);
+            let v0 = _mm256_shuffle_ps::<0b01_00_01_00>(t0, t2);
+            let v1 = _mm256_shuffle_ps::<0b11_10_11_10>(t0, t2);
+            let v2 = _mm256_shuffle_ps::<0b01_00_01_00>(t1, t3);
+            let v3 = _mm256_shuffle_ps::<0b11_10_11_10>(t1, t3);
+            [
+                _mm256_castps256_ps128(v0),
+                _mm256_castps256_ps128(v1),
+                _mm256_castps256_ps128(v2),
+                _mm256_castps256_ps128(v3),
+                _mm256_extractf128_ps::<1>(v0),
+                _mm256_extractf128_ps::<1>(v1),
+                _mm256_extractf128_ps::<1>(v2),
+                _mm256_extractf128_ps::<1>(v3),
+            ]
+        };
+        for (&j, t) in js.iter().zip(t) {
+            w[j as usize - first] += Vec3A::from(t);
         }
     }
 
@@ -253,7 +274,9 @@ mod tests {
     fn lane_sums_put_entry_e_in_lane_e_mod_8() {
         let dist: Vec<f32> = (0..21).map(|k| 0.05 * k as f32).collect();
         let mut s = LaneSums::default();
-        s.add_row(&dist, 1.0);
+        for (e, &d) in dist.iter().enumerate() {
+            s.add(e % LANES, 1.0 - d);
+        }
         let mut want = [[0.0f32; LANES]; 2];
         for (e, &d) in dist.iter().enumerate() {
             let a = (1.0 - d).max(0.0);

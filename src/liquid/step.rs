@@ -3,7 +3,7 @@
 //! (the GPU step follows the same order).
 use super::boundary::{self, BoundaryGrid, BoundaryParticles};
 use super::grid::Grid;
-use super::neighbours::NeighbourLists;
+use super::neighbours::{NeighbourLists, in_pool};
 use super::params::LiquidParams;
 use super::particles::Particles;
 use super::relaxation::{self, RelaxationBuffers};
@@ -86,9 +86,16 @@ impl LiquidSolver {
                     .par_iter_mut()
                     .zip(b.rho_near.par_iter_mut())
                     .zip(self.lists.sums().par_iter())
-                    .for_each(|((r, n), s)| (*r, *n) = (s[0], s[1]));
+                    .for_each(|((r, n), s)| (*r, *n) = (s[0] as f32, s[1] as f32));
             } else {
-                relaxation::densities(&p.pos, &self.lists, params.h, &mut p.rho, &mut b.rho_near);
+                relaxation::densities(
+                    &p.pos,
+                    &self.lists,
+                    params.h,
+                    &mut p.rho,
+                    &mut b.rho_near,
+                    &mut b.kernel,
+                );
             }
         });
         let phase = if self.boundary_grid.is_empty() {
@@ -126,6 +133,13 @@ impl LiquidSolver {
     /// relaxation (pairs filtered by their current distance); the grid and the lists are
     /// rebuilt once, after prediction, for the relaxation.
     pub fn step(&mut self, p: &mut Particles, dt: f32, times: &mut PhaseTimes) -> Result<()> {
+        // On a thread of the pool: the step's parallel loops then start without queueing a job
+        // each.
+        in_pool(|| self.step_here(p, dt, times))
+    }
+
+    /// [`LiquidSolver::step`] on the calling thread.
+    fn step_here(&mut self, p: &mut Particles, dt: f32, times: &mut PhaseTimes) -> Result<()> {
         if p.is_empty() {
             return Ok(());
         }
@@ -183,10 +197,16 @@ impl LiquidSolver {
                         params.spacing / 2.0,
                         params.gravity / params.passes as f32,
                         dt,
+                        &mut b.pairs,
                         &mut b.dx,
                     );
                 }
-                relaxation::apply_displacements(&mut p.pos, &b.dx);
+                relaxation::apply_displacements(
+                    &mut p.pos,
+                    &b.dx,
+                    params.spacing / 2.0,
+                    10.0 * params.h,
+                );
             });
         }
         if let Some(w) = &self.params.walls {

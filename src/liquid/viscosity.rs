@@ -1,7 +1,8 @@
-//! Viscosity impulses between liquid neighbours (Clavet et al. 2005, section 5.3), gathered per
-//! particle (Jacobi) so that every pair's impulse is equal and opposite.
+//! Viscosity impulses between liquid neighbours (Clavet et al. 2005, section 5.3): each pair's
+//! impulse computed once, from its lower slot, and added to both particles (equal and
+//! opposite) through [`NeighbourLists::scatter`].
 use super::lanes::{self, LANES};
-use super::neighbours::{NeighbourLists, has_avx2};
+use super::neighbours::{NeighbourLists, has_avx2, in_pool};
 use super::params::{LiquidParams, Phase};
 use super::particles::Particles;
 use glam::Vec3A;
@@ -20,18 +21,21 @@ pub fn viscosity_dv(
 ) {
     let h = params.h;
     let phases = &params.phases;
-    if phases.len() == 1 {
-        viscosity_dv_with::<true>(p, lists, phases, h, dt, dv);
-    } else {
-        viscosity_dv_with::<false>(p, lists, phases, h, dt, dv);
-    }
+    in_pool(|| {
+        if phases.len() == 1 {
+            viscosity_dv_with::<true>(p, lists, phases, h, dt, dv);
+        } else {
+            viscosity_dv_with::<false>(p, lists, phases, h, dt, dv);
+        }
+    })
 }
 
 /// [`viscosity_dv`] for one phase (`UNIFORM`) or several.
 ///
-/// Both paths compute the same operations on each pair, entry `e` of a row in lane `e % 8`,
-/// and add the lanes up in the fixed order of [`lanes::reduce`] (the same numbers); one phase
-/// takes the AVX2 build where the processor has it.
+/// Both paths compute the same operations on each pair, entry `e` of a slot's later
+/// neighbours in lane `e % 8`, add the lanes of its own change up in the fixed order of
+/// [`lanes::reduce`] and the neighbours' changes one by one in lane order (the same numbers);
+/// one phase takes the AVX2 build where the processor has it.
 fn viscosity_dv_with<const UNIFORM: bool>(
     p: &Particles,
     lists: &NeighbourLists,
@@ -41,34 +45,40 @@ fn viscosity_dv_with<const UNIFORM: bool>(
     dv: &mut [Vec3A],
 ) {
     let inv_h = 1.0 / h;
+    dv.par_iter_mut().for_each(|d| *d = Vec3A::ZERO);
     if UNIFORM {
         let ph = phases[0];
         let c = PairConstants {
             inv_h,
             sigma: 0.5 * (ph.sigma + ph.sigma),
             beta: 0.5 * (ph.beta + ph.beta),
-            dtw: dt * (ph.mass / (ph.mass + ph.mass)),
+            dt,
+            wi: ph.mass / (ph.mass + ph.mass),
+            wj: ph.mass / (ph.mass + ph.mass),
         };
         let avx2 = has_avx2();
-        dv.par_iter_mut().enumerate().for_each(|(i, out)| {
-            *out = if avx2 {
+        lists.scatter(dv, |i, first, w| {
+            let js = lists.later_of(i).0;
+            if avx2 {
                 // SAFETY: the processor has AVX2 (checked by `has_avx2`).
-                unsafe { uniform_row_avx2(&p.pos, &p.vel, lists.of(i), i, &c) }
+                unsafe { uniform_row_avx2(&p.pos, &p.vel, js, i, &c, first, w) }
             } else {
-                row(&p.pos, &p.vel, lists.of(i), i, inv_h, |_| c)
-            };
+                row(&p.pos, &p.vel, js, i, first, w, |_| c)
+            }
         });
         return;
     }
-    dv.par_iter_mut().enumerate().for_each(|(i, out)| {
+    lists.scatter(dv, |i, first, w| {
         let pi = phases[p.phase[i] as usize];
-        *out = row(&p.pos, &p.vel, lists.of(i), i, inv_h, |j| {
+        row(&p.pos, &p.vel, lists.later_of(i).0, i, first, w, |j| {
             let pj = phases[p.phase[j as usize] as usize];
             PairConstants {
                 inv_h,
                 sigma: 0.5 * (pi.sigma + pj.sigma),
                 beta: 0.5 * (pi.beta + pj.beta),
-                dtw: dt * (pj.mass / (pi.mass + pj.mass)),
+                dt,
+                wi: pj.mass / (pi.mass + pj.mass),
+                wj: pi.mass / (pi.mass + pj.mass),
             }
         });
     });
@@ -80,53 +90,69 @@ struct PairConstants {
     inv_h: f32,
     sigma: f32,
     beta: f32,
-    /// The step times the pair's mass weight `m_j/(m_i+m_j)`.
-    dtw: f32,
+    dt: f32,
+    /// The lower slot's share of the impulse, `m_j/(m_i+m_j)`.
+    wi: f32,
+    /// The later slot's share, `m_i/(m_i+m_j)`.
+    wj: f32,
 }
 
-/// The velocity change of slot `i` from its neighbours `js`, lane by lane: per pair
-/// `r = x_j - x_i`, `d = |r|`, `u = ((v_i - v_j).r) / d`, and where `d < h`, `d > 0`, `u > 0`,
-/// the term `r (dt w (1-q) (sigma u + beta u^2) / d)` (one division per pair); the negated
-/// sum of the terms.
+/// The velocity changes of slot `i` and its later neighbours `js` (the window `w` from slot
+/// `first`), lane by lane: per pair `r = x_j - x_i`, `d = |r|`, `u = ((v_i - v_j).r) / d`,
+/// and where `d < h`, `d > 0`, `u > 0`, the term `t = r (dt (1-q) (sigma u + beta u^2) / d)`
+/// (one division per pair); `v_j` gains `t w_j` in lane order, then `v_i` loses the sum of
+/// `t w_i`.
 #[inline(always)]
 fn row(
     pos: &[Vec3A],
     vel: &[Vec3A],
     js: &[u32],
     i: usize,
-    inv_h: f32,
+    first: usize,
+    w: &mut [Vec3A],
     pair: impl Fn(u32) -> PairConstants,
-) -> Vec3A {
+) {
     let (xi, vi) = (pos[i], vel[i]);
     let mut acc = [[0.0f32; LANES]; 3];
     for js in js.chunks(LANES) {
         let idx = lanes::chunk(js, i as u32);
         let [px, py, pz] = lanes::load_xyz(pos, &idx);
         let [wx, wy, wz] = lanes::load_xyz(vel, &idx);
+        let mut out = [[0.0f32; LANES]; 3];
         for k in 0..LANES {
             let c = pair(idx[k]);
             let (rx, ry, rz) = (px[k] - xi.x, py[k] - xi.y, pz[k] - xi.z);
             let (ux, uy, uz) = (vi.x - wx[k], vi.y - wy[k], vi.z - wz[k]);
             let d = (rx * rx + ry * ry + rz * rz).sqrt();
             let inv = 1.0 / d;
-            let q = d * inv_h;
+            let q = d * c.inv_h;
             let uu = (ux * rx + uy * ry + uz * rz) * inv;
-            let s = c.dtw * (1.0 - q) * (c.sigma * uu + c.beta * uu * uu) * inv;
+            let s = c.dt * (1.0 - q) * (c.sigma * uu + c.beta * uu * uu) * inv;
             let keep = (q < 1.0) & (d > 0.0) & (uu > 0.0);
             // A dropped pair adds +0, which leaves every sum as it is.
-            acc[0][k] += if keep { rx * s } else { 0.0 };
-            acc[1][k] += if keep { ry * s } else { 0.0 };
-            acc[2][k] += if keep { rz * s } else { 0.0 };
+            let (si, sj) = if keep {
+                (s * c.wi, s * c.wj)
+            } else {
+                (0.0, 0.0)
+            };
+            acc[0][k] += rx * si;
+            acc[1][k] += ry * si;
+            acc[2][k] += rz * si;
+            (out[0][k], out[1][k], out[2][k]) = (rx * sj, ry * sj, rz * sj);
+        }
+        for (k, &j) in js.iter().enumerate() {
+            w[j as usize - first] += Vec3A::new(out[0][k], out[1][k], out[2][k]);
         }
     }
-    -Vec3A::new(
+    w[i - first] -= Vec3A::new(
         lanes::reduce(acc[0]),
         lanes::reduce(acc[1]),
         lanes::reduce(acc[2]),
-    )
+    );
 }
 
-/// [`row`] for one phase, 8 pairs at a time in AVX2 registers (the same operations).
+/// [`row`] for one phase (`w_i = w_j`), 8 pairs at a time in AVX2 registers (the same
+/// operations).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn uniform_row_avx2(
@@ -135,7 +161,9 @@ unsafe fn uniform_row_avx2(
     js: &[u32],
     i: usize,
     c: &PairConstants,
-) -> Vec3A {
+    first: usize,
+    w: &mut [Vec3A],
+) {
     use std::arch::x86_64::*;
     let (xi, vi) = (pos[i], vel[i]);
     let (bx, by, bz) = (
@@ -148,11 +176,12 @@ unsafe fn uniform_row_avx2(
         _mm256_set1_ps(vi.y),
         _mm256_set1_ps(vi.z),
     );
-    let (inv_h, sigma, beta, dtw) = (
+    let (inv_h, sigma, beta, dt, wi) = (
         _mm256_set1_ps(c.inv_h),
         _mm256_set1_ps(c.sigma),
         _mm256_set1_ps(c.beta),
-        _mm256_set1_ps(c.dtw),
+        _mm256_set1_ps(c.dt),
+        _mm256_set1_ps(c.wi),
     );
     let (one, zero) = (_mm256_set1_ps(1.0), _mm256_setzero_ps());
     let mut acc = (zero, zero, zero);
@@ -192,7 +221,7 @@ unsafe fn uniform_row_avx2(
             _mm256_mul_ps(_mm256_mul_ps(beta, uu), uu),
         );
         let s = _mm256_mul_ps(
-            _mm256_mul_ps(_mm256_mul_ps(dtw, _mm256_sub_ps(one, q)), law),
+            _mm256_mul_ps(_mm256_mul_ps(dt, _mm256_sub_ps(one, q)), law),
             inv,
         );
         let keep = _mm256_and_ps(
@@ -202,11 +231,12 @@ unsafe fn uniform_row_avx2(
             ),
             _mm256_cmp_ps::<_CMP_GT_OQ>(uu, zero),
         );
+        let s = _mm256_and_ps(keep, _mm256_mul_ps(s, wi));
         // SAFETY: the processor has AVX2 (this function's promise).
-        unsafe { lanes::avx2::add_masked(&mut acc, (rx, ry, rz), s, keep) };
+        unsafe { lanes::avx2::scatter_add(&mut acc, (rx, ry, rz), s, js, first, w) };
     }
     // SAFETY: as above.
-    unsafe { -lanes::avx2::reduce3(acc) }
+    w[i - first] -= unsafe { lanes::avx2::reduce3(acc) };
 }
 
 /// [`row`] where there is no AVX2 build.
@@ -217,8 +247,10 @@ unsafe fn uniform_row_avx2(
     js: &[u32],
     i: usize,
     c: &PairConstants,
-) -> Vec3A {
-    row(pos, vel, js, i, c.inv_h, |_| *c)
+    first: usize,
+    w: &mut [Vec3A],
+) {
+    row(pos, vel, js, i, first, w, |_| *c)
 }
 
 /// Whether any phase has viscosity at all.
@@ -310,5 +342,54 @@ mod tests {
             moved += (scalar[i].length() > 1e-6) as usize;
         }
         assert!(moved > n / 2, "only {moved} of {n} slots felt viscosity");
+    }
+
+    /// Every pair once, scattered to both slots, gives each slot's gathered impulse sum over
+    /// all its neighbours (in double precision), with two phases of different masses.
+    #[test]
+    fn scattered_pairs_give_the_gathered_velocity_changes() {
+        let (mut p, lists, mut params) = cloud();
+        let mut heavy = params.phases[0];
+        (heavy.mass, heavy.sigma, heavy.beta) = (3e-3, 0.2, 0.9);
+        params.phases.push(heavy);
+        for (k, ph) in p.phase.iter_mut().enumerate() {
+            *ph = (k % 3 == 1) as u32;
+        }
+        let n = p.len();
+        let dt = 0.002;
+        let mut dv = vec![Vec3A::ZERO; n];
+        viscosity_dv(&p, &lists, &params, dt, &mut dv);
+        // Every slot's whole neighbour list, from the half lists.
+        let mut all = vec![Vec::new(); n];
+        for i in 0..n {
+            for &j in lists.later_of(i).0 {
+                all[i].push(j);
+                all[j as usize].push(i as u32);
+            }
+        }
+        let (mut worst, mut biggest) = (0.0f64, 0.0f64);
+        for (i, got) in dv.iter().enumerate() {
+            let pi = params.phases[p.phase[i] as usize];
+            let mut want = glam::DVec3::ZERO;
+            for &j in &all[i] {
+                let j = j as usize;
+                let pj = params.phases[p.phase[j] as usize];
+                let r = (p.pos[j] - p.pos[i]).as_dvec3();
+                let d = r.length();
+                let q = d / params.h as f64;
+                let u = (p.vel[i] - p.vel[j]).as_dvec3().dot(r) / d;
+                if q >= 1.0 || u <= 0.0 {
+                    continue;
+                }
+                let sigma = 0.5 * (pi.sigma + pj.sigma) as f64;
+                let beta = 0.5 * (pi.beta + pj.beta) as f64;
+                let w = (pj.mass / (pi.mass + pj.mass)) as f64;
+                want -= r / d * (dt as f64 * (1.0 - q) * (sigma * u + beta * u * u) * w);
+            }
+            worst = worst.max((got.as_dvec3() - want).abs().max_element());
+            biggest = biggest.max(want.abs().max_element());
+        }
+        assert!(biggest > 1e-4, "impulses too small to test: {biggest}");
+        assert!(worst <= 1e-5 * biggest, "{worst} off (largest {biggest})");
     }
 }

@@ -19,8 +19,9 @@ use glam::{DQuat, DVec3, Vec3A};
 
 /// The first bytes of every checkpoint.
 pub const MAGIC: [u8; 8] = *b"SPHRCKPT";
-/// The layout version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The layout version this build writes and reads (2: the carried neighbour lists hold each
+/// slot's later neighbours only; a version 1 checkpoint's lists are whole).
+pub const VERSION: u32 = 2;
 
 /// Everything a run carries from one step to the next, at a step boundary.
 #[derive(Debug, Clone)]

@@ -59,16 +59,18 @@ impl Footprint {
                 particles += n.iter().map(|&k| k as f64).product::<f64>();
             }
         }
-        // The neighbour lists reserve a stride of at least 48 slots, widened to hold the
-        // neighbours within the kernel radius (a ball of `ratio` spacings) and a third more.
+        // The neighbour lists are half lists (a slot keeps its later neighbours): a stride of
+        // at least 32 slots, widened to hold half the neighbours within the kernel radius (a
+        // ball of `ratio` spacings) and a third more.
         let ball = 4.0 / 3.0 * std::f64::consts::PI * ratio.powi(3);
-        let stride = (1.3 * ball / 16.0).ceil().max(3.0) * 16.0;
-        // Per slot: the reserved indices and distances, the count and the two kernel sums.
-        let neighbours = 8.0 * stride + 12.0;
+        let stride = (1.3 * ball / 2.0 / 16.0).ceil().max(2.0) * 16.0;
+        // Per slot: the reserved indices and distances, the count, the two kernel sums and
+        // their double-precision accumulators.
+        let neighbours = 8.0 * stride + 12.0 + 16.0;
         // A checkpoint at the end of a frame holds, at once, the lists packed (a neighbour
-        // each, about a ball's worth, and a count), three position-sized copies of 12 bytes
-        // and the file's bytes (those lists again and 56 bytes of particle arrays).
-        let checkpoint = 8.0 * ball + 8.0 + 36.0 + 56.0;
+        // each, about half a ball's worth, and a count), three position-sized copies of 12
+        // bytes and the file's bytes (those lists again and 56 bytes of particle arrays).
+        let checkpoint = 4.0 * ball + 8.0 + 36.0 + 56.0;
         Footprint {
             particles,
             cpu_bytes: BASE_BYTES + particles * (CPU_BYTES_PER_PARTICLE + neighbours + checkpoint),
