@@ -12,18 +12,6 @@
 // pos_out: binding 6, in two parts (split.wgsl).
 @group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
 
-// The displacement d, shortened to half a spacing where it is longer but not longer than ten
-// kernel radii (as relaxation::apply_displacements): one pass never moves a particle farther,
-// and a step far past its stable size still ends in the non-finite flag.
-fn capped(d: vec3<f32>) -> vec3<f32> {
-    let l2 = dot(d, d);
-    let wild = 10.0 * P.h;
-    if (l2 > P.half_spacing * P.half_spacing && l2 <= wild * wild) {
-        return d * (P.half_spacing / sqrt(l2));
-    }
-    return d;
-}
-
 // The walls' push per dt^2 (as WallKernel::push): the pair terms with the ghosts of every wall
 // within h, each carrying the particle's near pressure and the walls' pressure pw plus the
 // hydrostatic difference to its place (gradient grad), clamped at zero; one beyond two walls
@@ -99,7 +87,13 @@ fn relaxation_pair(
         let mj = phases[u32(pj.w)].mass;
         w = mj / (mi + mj);
     }
-    let mag = (pri.x + prj.x) * a + (pri.y + prj.y) * a * a;
+    var mag = (pri.x + prj.x) * a + (pri.y + prj.y) * a * a;
+    // As relaxation::cap_pair: at most a tenth of a spacing a particle, unless wild (ten radii).
+    let dt2 = P.dt * P.dt;
+    let cap = 0.4 * P.half_spacing / dt2;
+    if (mag > cap && mag <= 20.0 * P.h / dt2) {
+        mag = cap;
+    }
     *acc = *acc - r * (mag * w / d);
 }
 
@@ -137,7 +131,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (wall.x != 0.0) {
         acc = acc + wall_push(pi.xyz, pr, pw.x / pw.y, wall.yzw);
     }
-    pos_out_set(i, vec4<f32>(pi.xyz + capped(acc * (P.dt * P.dt)), pi.w));
+    pos_out_set(i, vec4<f32>(pi.xyz + acc * (P.dt * P.dt), pi.w));
 }
 
 // The neighbours' positions and pressures, one chunk of a row at a time (tile.wgsl).
@@ -205,7 +199,7 @@ fn tiled(
             if (wall.x != 0.0) {
                 acc = acc + wall_push(pi.xyz, pr, pw.x / pw.y, wall.yzw);
             }
-            pos_out_set(i, vec4<f32>(pi.xyz + capped(acc * (P.dt * P.dt)), pi.w));
+            pos_out_set(i, vec4<f32>(pi.xyz + acc * (P.dt * P.dt), pi.w));
         }
     }
 }

@@ -113,6 +113,6 @@ pub fn cpu_twin(
         );
     }
     let mut out = pos.to_vec();
-    relaxation::apply_displacements(&mut out, &dx, params.spacing / 2.0, 10.0 * params.h);
+    relaxation::apply_displacements(&mut out, &dx);
     out
 }

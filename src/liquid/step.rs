@@ -201,12 +201,7 @@ impl LiquidSolver {
                         &mut b.dx,
                     );
                 }
-                relaxation::apply_displacements(
-                    &mut p.pos,
-                    &b.dx,
-                    params.spacing / 2.0,
-                    10.0 * params.h,
-                );
+                relaxation::apply_displacements(&mut p.pos, &b.dx);
             });
         }
         if let Some(w) = &self.params.walls {
