@@ -9,6 +9,8 @@
 //! the lists alone, so every sum is the same at any thread count.
 use super::grid::Grid;
 use super::lanes::{LANES, LaneSums};
+use super::pair_scatter;
+pub use super::pair_scatter::in_pool;
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -59,10 +61,10 @@ impl NeighbourLists {
         (&self.idx[s..e], &self.dist[s..e])
     }
 
-    /// Slots per chunk of [`Self::scatter`]: at least the lists' reach, so that a slot's
-    /// later neighbours lie in its own chunk or the next.
+    /// Slots per chunk of [`Self::scatter`] ([`pair_scatter::chunk_len`] at the lists'
+    /// reach): a slot's later neighbours lie in its own chunk or the next.
     pub fn chunk(&self) -> usize {
-        self.reach.max(MIN_CHUNK)
+        pair_scatter::chunk_len(self.len(), self.reach)
     }
 
     /// Run `row(i, first, window)` once for every slot `i`, where `window` holds the
@@ -76,7 +78,7 @@ impl NeighbourLists {
     /// of threads): every pair is computed once, without atomics or locks.
     pub fn scatter<T: Send>(&self, acc: &mut [T], row: impl Fn(usize, usize, &mut [T]) + Sync) {
         let n = acc.len().min(self.len());
-        scatter_chunks(&mut acc[..n], self.chunk(), row);
+        pair_scatter::scatter_chunks(&mut acc[..n], self.chunk(), row);
     }
 
     /// The lists' reach, from the lists.
@@ -316,41 +318,6 @@ unsafe fn add_kernel_row_avx2(
     add_kernel_row(i, js, first, w, |e, _| ds[e] * inv_h);
 }
 
-/// Run `row(i, first, window)` for every slot `i` of `acc` in chunks of `chunk` slots: the
-/// even chunks in parallel, then the odd ones, each in slot order, `window` being `acc` from
-/// the chunk's first slot to the end of the next chunk (see [`NeighbourLists::scatter`]).
-fn scatter_chunks<T: Send>(
-    acc: &mut [T],
-    chunk: usize,
-    row: impl Fn(usize, usize, &mut [T]) + Sync,
-) {
-    let n = acc.len();
-    in_pool(|| {
-        for phase in 0..2 {
-            let off = phase * chunk;
-            if off >= n {
-                break;
-            }
-            acc[off..]
-                .par_chunks_mut(2 * chunk)
-                .enumerate()
-                .for_each(|(k, window)| {
-                    let first = off + 2 * k * chunk;
-                    for i in first..(first + chunk).min(n) {
-                        row(i, first, window);
-                    }
-                });
-        }
-    })
-}
-
-/// Run `op` on a thread of the pool, so that its parallel loops start from inside it: rayon
-/// queues a job for each loop started from outside, and its queue allocates a block of slots
-/// every 63 jobs.
-pub fn in_pool<R: Send>(op: impl FnOnce() -> R + Send) -> R {
-    rayon::scope(|_| op())
-}
-
 /// Add the kernel sums `((1-q)^2, (1-q)^3)` of slot `i`'s pairs with its later neighbours `js`
 /// to the accumulators of the window `w` (from slot `first`): each neighbour's in entry order,
 /// then slot `i`'s, entry `e` in lane `e % 8` ([`LaneSums`]); `q(e, j)` is entry `e`'s
@@ -378,10 +345,6 @@ pub fn add_kernel_row(
 
 /// Slots per parallel block of [`NeighbourLists::build`].
 const BLOCK: usize = 128;
-
-/// The fewest slots in a chunk of [`NeighbourLists::scatter`] (fewer, longer chunks cost less
-/// to schedule).
-const MIN_CHUNK: usize = 256;
 
 /// The most candidates [`CellCandidates`] holds (a multiple of [`WIDTH`]).
 const CAPACITY: usize = 1024;
@@ -848,10 +811,12 @@ mod tests {
         let mut lists = NeighbourLists::default();
         lists.build(&p.pos, &grid, h);
         let n = p.len();
+        let chunk = lists.chunk();
+        // Four equal chunks here (a multiple of four, each at least the reach).
         assert!(
-            lists.chunk() * 4 < n,
-            "chunk {} of {n} slots",
-            lists.chunk()
+            chunk >= lists.reach && n.div_ceil(chunk) == 4 && chunk * 4 - n < 4,
+            "chunk {chunk} of {n} slots, reach {}",
+            lists.reach
         );
         let mut seen = vec![0usize; n];
         lists.scatter(&mut seen, |i, first, w| {
