@@ -56,6 +56,45 @@ impl LaneSums {
     }
 }
 
+/// The vector terms of one chunk of a scalar pair row, per lane: each pair's `r s_i` into the
+/// row's own lane sums (kept across chunks), its `r s_j` out to the neighbour.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PairTerms {
+    acc: [[f32; LANES]; 3],
+    out: [[f32; LANES]; 3],
+}
+
+impl PairTerms {
+    /// Lane `k`'s pair at `r = x_j - x_i`: `r si` into the row's lane sum, `r sj` kept for
+    /// neighbour `j` (a dropped pair passes `si = sj = 0`, which adds +0).
+    #[inline(always)]
+    pub fn add(&mut self, k: usize, r: [f32; 3], si: f32, sj: f32) {
+        for ((acc, out), r) in self.acc.iter_mut().zip(&mut self.out).zip(r) {
+            acc[k] += r * si;
+            out[k] = r * sj;
+        }
+    }
+
+    /// The chunk's neighbours `js` gain their terms, in entry order, in the window `w` (from
+    /// slot `first`).
+    #[inline(always)]
+    pub fn scatter(&self, js: &[u32], first: usize, w: &mut [Vec3A]) {
+        for (k, &j) in js.iter().enumerate() {
+            w[j as usize - first] += Vec3A::new(self.out[0][k], self.out[1][k], self.out[2][k]);
+        }
+    }
+
+    /// Slot `i` loses the row's lane sums, added up in the fixed order.
+    #[inline(always)]
+    pub fn finish(&self, i: usize, first: usize, w: &mut [Vec3A]) {
+        w[i - first] -= Vec3A::new(
+            reduce(self.acc[0]),
+            reduce(self.acc[1]),
+            reduce(self.acc[2]),
+        );
+    }
+}
+
 /// `v[idx[k]]` for the 8 lanes as separate x, y, z lanes.
 #[inline(always)]
 pub fn load_xyz(v: &[Vec3A], idx: &[u32; LANES]) -> [[f32; LANES]; 3] {

@@ -7,6 +7,7 @@ pub mod cpu;
 pub mod grid;
 pub mod lanes;
 pub mod neighbours;
+pub mod pair_scatter;
 pub mod params;
 pub mod particles;
 pub mod relaxation;

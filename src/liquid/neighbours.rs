@@ -9,6 +9,8 @@
 //! the lists alone, so every sum is the same at any thread count.
 use super::grid::Grid;
 use super::lanes::{LANES, LaneSums};
+use super::pair_scatter;
+pub use super::pair_scatter::in_pool;
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -59,10 +61,10 @@ impl NeighbourLists {
         (&self.idx[s..e], &self.dist[s..e])
     }
 
-    /// Slots per chunk of [`Self::scatter`]: at least the lists' reach, so that a slot's
-    /// later neighbours lie in its own chunk or the next.
+    /// Slots per chunk of [`Self::scatter`] ([`pair_scatter::chunk_len`] at the lists'
+    /// reach): a slot's later neighbours lie in its own chunk or the next.
     pub fn chunk(&self) -> usize {
-        self.reach.max(MIN_CHUNK)
+        pair_scatter::chunk_len(self.len(), self.reach)
     }
 
     /// Run `row(i, first, window)` once for every slot `i`, where `window` holds the
@@ -76,7 +78,7 @@ impl NeighbourLists {
     /// of threads): every pair is computed once, without atomics or locks.
     pub fn scatter<T: Send>(&self, acc: &mut [T], row: impl Fn(usize, usize, &mut [T]) + Sync) {
         let n = acc.len().min(self.len());
-        scatter_chunks(&mut acc[..n], self.chunk(), row);
+        pair_scatter::scatter_chunks(&mut acc[..n], self.chunk(), row);
     }
 
     /// The lists' reach, from the lists.
@@ -204,13 +206,14 @@ impl NeighbourLists {
                         } else {
                             gather(pos, grid, i, h, slots, dist)
                         };
-                        let m = c.min(stride);
-                        count[k] = m as u32;
-                        for d in &mut dist[..m] {
-                            *d = d.sqrt();
-                        }
-                        let last = slots[..m].last().map_or(0, |&j| j as usize - i);
-                        (most, reach) = (most.max(c), reach.max(last));
+                        count[k] = c.min(stride) as u32;
+                        most = most.max(c);
+                    }
+                    // The reach once the block is gathered: read just after a row's gather,
+                    // its last entry waits on the row's stores.
+                    for (k, &m) in count.iter().enumerate() {
+                        let last = slots[k * stride..k * stride + m as usize].last();
+                        reach = reach.max(last.map_or(0, |&j| j as usize - (b * BLOCK + k)));
                     }
                     (most, reach)
                 })
@@ -268,16 +271,26 @@ unsafe fn add_kernel_row_avx2(
         let a3 = _mm256_mul_ps(a2, a);
         rho = _mm256_add_ps(rho, a2);
         near = _mm256_add_ps(near, a3);
-        let (mut l2, mut l3) = ([0.0f32; LANES], [0.0f32; LANES]);
-        // SAFETY: each array holds 8 floats.
-        unsafe {
-            _mm256_storeu_ps(l2.as_mut_ptr(), a2);
-            _mm256_storeu_ps(l3.as_mut_ptr(), a3);
-        }
+        // Entry k's pair (a2, a3) in the low half of `pairs[k / 2]` (k even) or its high half.
+        let (lo, hi) = (_mm256_unpacklo_ps(a2, a3), _mm256_unpackhi_ps(a2, a3));
+        let pairs = [
+            _mm256_castps256_ps128(lo),
+            _mm256_castps256_ps128(hi),
+            _mm256_extractf128_ps::<1>(lo),
+            _mm256_extractf128_ps::<1>(hi),
+        ];
         for (k, &j) in js.iter().enumerate() {
-            let s = &mut w[j as usize - first];
-            s[0] += l2[k] as f64;
-            s[1] += l3[k] as f64;
+            let p = pairs[k / 2];
+            let p = if k % 2 == 0 { p } else { _mm_movehl_ps(p, p) };
+            // Both sums at once: the same two additions in double precision.
+            let s: *mut [f64; 2] = &mut w[j as usize - first];
+            // SAFETY: `s` points at two f64 of the window.
+            unsafe {
+                _mm_storeu_pd(
+                    s.cast(),
+                    _mm_add_pd(_mm_loadu_pd(s.cast()), _mm_cvtps_pd(p)),
+                )
+            };
         }
     }
     // SAFETY: the processor has AVX2 (this function's requirement).
@@ -303,41 +316,6 @@ unsafe fn add_kernel_row_avx2(
     w: &mut [[f64; 2]],
 ) {
     add_kernel_row(i, js, first, w, |e, _| ds[e] * inv_h);
-}
-
-/// Run `row(i, first, window)` for every slot `i` of `acc` in chunks of `chunk` slots: the
-/// even chunks in parallel, then the odd ones, each in slot order, `window` being `acc` from
-/// the chunk's first slot to the end of the next chunk (see [`NeighbourLists::scatter`]).
-fn scatter_chunks<T: Send>(
-    acc: &mut [T],
-    chunk: usize,
-    row: impl Fn(usize, usize, &mut [T]) + Sync,
-) {
-    let n = acc.len();
-    in_pool(|| {
-        for phase in 0..2 {
-            let off = phase * chunk;
-            if off >= n {
-                break;
-            }
-            acc[off..]
-                .par_chunks_mut(2 * chunk)
-                .enumerate()
-                .for_each(|(k, window)| {
-                    let first = off + 2 * k * chunk;
-                    for i in first..(first + chunk).min(n) {
-                        row(i, first, window);
-                    }
-                });
-        }
-    })
-}
-
-/// Run `op` on a thread of the pool, so that its parallel loops start from inside it: rayon
-/// queues a job for each loop started from outside, and its queue allocates a block of slots
-/// every 63 jobs.
-pub fn in_pool<R: Send>(op: impl FnOnce() -> R + Send) -> R {
-    rayon::scope(|_| op())
 }
 
 /// Add the kernel sums `((1-q)^2, (1-q)^3)` of slot `i`'s pairs with its later neighbours `js`
@@ -368,10 +346,6 @@ pub fn add_kernel_row(
 /// Slots per parallel block of [`NeighbourLists::build`].
 const BLOCK: usize = 128;
 
-/// The fewest slots in a chunk of [`NeighbourLists::scatter`] (fewer, longer chunks cost less
-/// to schedule).
-const MIN_CHUNK: usize = 256;
-
 /// The most candidates [`CellCandidates`] holds (a multiple of [`WIDTH`]).
 const CAPACITY: usize = 1024;
 
@@ -397,9 +371,6 @@ struct CellCandidates {
     masks: [u32; CAPACITY / WIDTH + 1],
     /// Whether the processor has AVX-512 (the compressing gather).
     avx512: bool,
-    /// The entries found by the compressing gather, with room for one vector past the last.
-    found: [u32; CAPACITY + 16],
-    found_r2: [f32; CAPACITY + 16],
 }
 
 impl CellCandidates {
@@ -416,8 +387,6 @@ impl CellCandidates {
             r2: [0.0; CAPACITY + WIDTH],
             masks: [0; CAPACITY / WIDTH + 1],
             avx512: has_avx512(),
-            found: [0; CAPACITY + 16],
-            found_r2: [0.0; CAPACITY + 16],
         }
     }
 
@@ -463,8 +432,9 @@ impl CellCandidates {
     }
 
     /// As [`gather`], over the loaded candidates after slot `i` (which lies in the loaded
-    /// cell): the same entries, order and squared distances (`(dx dx + dy dy) + dz dz`, as
-    /// `Vec3A::length_squared` rounds).
+    /// cell): the same entries, order and distances (the square roots of `(dx dx + dy dy) +
+    /// dz dz`, as `Vec3A::length_squared` rounds). `slots` and `dist` hold a multiple of 16
+    /// entries.
     #[inline(always)]
     fn gather(
         &mut self,
@@ -477,18 +447,10 @@ impl CellCandidates {
         let from = i + 1 - self.start;
         #[cfg(target_arch = "x86_64")]
         if self.avx512 {
+            assert!(slots.len() == dist.len() && slots.len().is_multiple_of(16));
             // SAFETY: the processor has AVX-512F (checked in `new`); `from <= len`, and the
-            // arrays hold WIDTH (>= 16) entries past `len`; `found` has room for 16 entries
-            // past any count.
-            let c = unsafe { self.compress_avx512(from, xi, h2) };
-            // Whole vectors of 16 (the rows' reserve is a multiple of 16; what lies past
-            // the count is never read).
-            let m = c.min(slots.len());
-            for k in (0..m).step_by(16) {
-                slots[k..k + 16].copy_from_slice(&self.found[k..k + 16]);
-                dist[k..k + 16].copy_from_slice(&self.found_r2[k..k + 16]);
-            }
-            return c;
+            // arrays hold WIDTH (>= 16) entries past `len`; the row lengths were checked.
+            return unsafe { self.compress_avx512(from, xi, h2, slots, dist) };
         }
         let padded = (self.len - from).next_multiple_of(WIDTH);
         within(
@@ -509,7 +471,7 @@ impl CellCandidates {
                 let e = lane * WIDTH + b;
                 if c < slots.len() {
                     slots[c] = self.slot[from + e];
-                    dist[c] = self.r2[e];
+                    dist[c] = self.r2[e].sqrt();
                 }
                 c += 1;
             }
@@ -517,16 +479,26 @@ impl CellCandidates {
         c
     }
 
-    /// The gather's entries into `found` and `found_r2` with AVX-512, 16 candidates at a
-    /// time from candidate `from` on: the lanes closer than `h` compressed in order. Returns
-    /// how many there are.
+    /// The gather's entries into `slots` and `dist` with AVX-512, 16 candidates at a time
+    /// from candidate `from` on: the lanes closer than `h` compressed in order straight into
+    /// the row while a whole vector fits, then their distances' square roots taken 16 at a
+    /// time (correctly rounded, as `f32::sqrt`). Returns how many there are (entries past the
+    /// row's length are counted but not kept).
     ///
     /// # Safety
-    /// The processor must have AVX-512F, `from` be at most the loaded length, and the
-    /// candidate arrays hold 16 entries past it (they hold [`WIDTH`]).
+    /// The processor must have AVX-512F, `from` be at most the loaded length, the candidate
+    /// arrays hold 16 entries past it (they hold [`WIDTH`]), and `slots` and `dist` the same
+    /// multiple of 16 entries.
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,popcnt")]
-    unsafe fn compress_avx512(&mut self, from: usize, xi: Vec3A, h2: f32) -> usize {
+    unsafe fn compress_avx512(
+        &mut self,
+        from: usize,
+        xi: Vec3A,
+        h2: f32,
+        slots: &mut [u32],
+        dist: &mut [f32],
+    ) -> usize {
         use std::arch::x86_64::*;
         let (px, py, pz) = (
             _mm512_set1_ps(xi.x),
@@ -534,11 +506,11 @@ impl CellCandidates {
             _mm512_set1_ps(xi.z),
         );
         let ph2 = _mm512_set1_ps(h2);
+        let len = slots.len();
         let mut c = 0usize;
         for k in (from..self.len).step_by(16) {
-            // SAFETY: k < len and the arrays hold len + WIDTH >= k + 16 entries; c <= k -
-            // from <= CAPACITY, so that c + 16 fits in `found` (CAPACITY + 16).
-            unsafe {
+            // SAFETY: k < len and the arrays hold len + WIDTH >= k + 16 entries.
+            let (d, slot) = unsafe {
                 let dx = _mm512_sub_ps(_mm512_loadu_ps(self.x.as_ptr().add(k)), px);
                 let dy = _mm512_sub_ps(_mm512_loadu_ps(self.y.as_ptr().add(k)), py);
                 let dz = _mm512_sub_ps(_mm512_loadu_ps(self.z.as_ptr().add(k)), pz);
@@ -546,17 +518,40 @@ impl CellCandidates {
                     _mm512_add_ps(_mm512_mul_ps(dx, dx), _mm512_mul_ps(dy, dy)),
                     _mm512_mul_ps(dz, dz),
                 );
-                let slot = _mm512_loadu_si512(self.slot.as_ptr().add(k).cast());
-                let m = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(d, ph2);
-                _mm512_storeu_si512(
-                    self.found.as_mut_ptr().add(c).cast(),
-                    _mm512_maskz_compress_epi32(m, slot),
-                );
-                _mm512_storeu_ps(
-                    self.found_r2.as_mut_ptr().add(c),
-                    _mm512_maskz_compress_ps(m, d),
-                );
-                c += m.count_ones() as usize;
+                (d, _mm512_loadu_si512(self.slot.as_ptr().add(k).cast()))
+            };
+            let m = _mm512_cmp_ps_mask::<_CMP_LT_OQ>(d, ph2);
+            let (found, found_d) = (
+                _mm512_maskz_compress_epi32(m, slot),
+                _mm512_maskz_compress_ps(m, d),
+            );
+            let n = m.count_ones() as usize;
+            if c + 16 <= len {
+                // SAFETY: c + 16 <= len entries of both rows.
+                unsafe {
+                    _mm512_storeu_si512(slots.as_mut_ptr().add(c).cast(), found);
+                    _mm512_storeu_ps(dist.as_mut_ptr().add(c), found_d);
+                }
+            } else if c < len {
+                let (mut s, mut r) = ([0u32; 16], [0.0f32; 16]);
+                // SAFETY: each array holds 16 entries.
+                unsafe {
+                    _mm512_storeu_si512(s.as_mut_ptr().cast(), found);
+                    _mm512_storeu_ps(r.as_mut_ptr(), found_d);
+                }
+                let keep = n.min(len - c);
+                slots[c..c + keep].copy_from_slice(&s[..keep]);
+                dist[c..c + keep].copy_from_slice(&r[..keep]);
+            }
+            c += n;
+        }
+        // The square roots, 16 at a time over the whole vectors that hold the entries (what
+        // lies past the count is never read).
+        for k in (0..c.min(len)).step_by(16) {
+            // SAFETY: k + 16 <= len, a multiple of 16.
+            unsafe {
+                let p = dist.as_mut_ptr().add(k);
+                _mm512_storeu_ps(p, _mm512_sqrt_ps(_mm512_loadu_ps(p)));
             }
         }
         c
@@ -681,9 +676,9 @@ unsafe fn within_avx2(
     }
 }
 
-/// Append the later slots closer than `h` to slot `i` to `slots`, their squared distances to
-/// `dist`, in the grid's order over the cells around it; returns how many there are (entries
-/// past the reserved length are counted but not kept).
+/// Append the later slots closer than `h` to slot `i` to `slots`, their distances to `dist`,
+/// in the grid's order over the cells around it; returns how many there are (entries past the
+/// reserved length are counted but not kept).
 #[inline(always)]
 fn gather(
     pos: &[Vec3A],
@@ -706,7 +701,7 @@ fn gather(
             if r2 < h2 {
                 if c < slots.len() {
                     slots[c] = j as u32;
-                    dist[c] = r2;
+                    dist[c] = r2.sqrt();
                 }
                 c += 1;
             }
@@ -774,7 +769,7 @@ mod tests {
         let mut walk = Box::new(CellCandidates::new());
         walk.avx512 = false;
         let mut fast = Box::new(CellCandidates::new());
-        let (mut checked, mut found) = (0, 0);
+        let (mut checked, mut found, mut overflowed) = (0, 0, 0);
         for i in 0..p.len() {
             let c = grid.cell_of[i];
             if !(walk.load(&p.pos, &grid, c) && fast.load(&p.pos, &grid, c)) {
@@ -789,12 +784,21 @@ mod tests {
             assert_eq!(sa[..m], sb[..m], "slot {i}");
             let bits = |d: &[f32]| d[..m].iter().map(|x| x.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&da), bits(&db), "slot {i}");
+            // Rows shorter than the count keep its first entries.
+            let (mut sc, mut dc) = (vec![0u32; 16], vec![0.0f32; 16]);
+            assert_eq!(fast.gather(i, p.pos[i], h * h, &mut sc, &mut dc), na);
+            let k = na.min(16);
+            assert_eq!(sc[..k], sa[..k], "slot {i}");
+            for e in 0..k {
+                assert_eq!(dc[e].to_bits(), da[e].to_bits(), "slot {i}, entry {e}");
+            }
+            overflowed += usize::from(na > 16);
             checked += 1;
             found += na;
         }
         assert!(
-            checked > 2000 && found > 7 * checked,
-            "{checked} slots, {found} entries"
+            checked > 2000 && found > 7 * checked && overflowed > 50,
+            "{checked} slots, {found} entries, {overflowed} past 16"
         );
     }
 
@@ -807,10 +811,12 @@ mod tests {
         let mut lists = NeighbourLists::default();
         lists.build(&p.pos, &grid, h);
         let n = p.len();
+        let chunk = lists.chunk();
+        // Four equal chunks here (a multiple of four, each at least the reach).
         assert!(
-            lists.chunk() * 4 < n,
-            "chunk {} of {n} slots",
-            lists.chunk()
+            chunk >= lists.reach && n.div_ceil(chunk) == 4 && chunk * 4 - n < 4,
+            "chunk {chunk} of {n} slots, reach {}",
+            lists.reach
         );
         let mut seen = vec![0usize; n];
         lists.scatter(&mut seen, |i, first, w| {

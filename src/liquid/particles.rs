@@ -19,6 +19,9 @@ pub struct Particles {
     pub rho: Vec<f32>,
 }
 
+/// The fewest slots a thread moves at a time in [`Particles::permute_with`].
+const PERMUTE_BLOCK: usize = 4096;
+
 /// A box to fill with particles on a cubic lattice, and their initial velocity.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LatticeBlock {
@@ -107,19 +110,33 @@ impl Particles {
     /// Reorder as [`Self::permute`] does, gathering into the arrays of `old` and swapping them
     /// in (`old` is left with the previous order): nothing is allocated once `old` has held
     /// as many particles.
+    ///
+    /// One parallel pass over the slots moves every array (one loop to start, not six).
     pub fn permute_with(&mut self, perm: &[u32], old: &mut Particles) {
         use rayon::prelude::*;
-        fn gather<T: Copy + Send + Sync>(v: &mut Vec<T>, out: &mut Vec<T>, perm: &[u32]) {
-            out.clear();
-            out.par_extend(perm.par_iter().map(|&k| v[k as usize]));
-            std::mem::swap(v, out);
-        }
-        gather(&mut self.pos, &mut old.pos, perm);
-        gather(&mut self.prev, &mut old.prev, perm);
-        gather(&mut self.vel, &mut old.vel, perm);
-        gather(&mut self.id, &mut old.id, perm);
-        gather(&mut self.phase, &mut old.phase, perm);
-        gather(&mut self.rho, &mut old.rho, perm);
+        std::mem::swap(self, old);
+        let n = perm.len();
+        self.pos.resize(n, Vec3A::ZERO);
+        self.prev.resize(n, Vec3A::ZERO);
+        self.vel.resize(n, Vec3A::ZERO);
+        self.id.resize(n, 0);
+        self.phase.resize(n, 0);
+        self.rho.resize(n, 0.0);
+        let old = &*old;
+        self.pos
+            .par_iter_mut()
+            .zip(self.prev.par_iter_mut())
+            .zip(self.vel.par_iter_mut())
+            .zip(self.id.par_iter_mut())
+            .zip(self.phase.par_iter_mut())
+            .zip(self.rho.par_iter_mut())
+            .zip(perm.par_iter())
+            .with_min_len(PERMUTE_BLOCK)
+            .for_each(|((((((x, x0), v), id), phase), rho), &k)| {
+                let k = k as usize;
+                (*x, *x0, *v) = (old.pos[k], old.prev[k], old.vel[k]);
+                (*id, *phase, *rho) = (old.id[k], old.phase[k], old.rho[k]);
+            });
     }
 
     /// Keep the slots for which `keep(slot)` holds, and renumber the ids of those kept to

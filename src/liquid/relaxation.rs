@@ -166,13 +166,12 @@ fn row<const STORED: bool>(
 ) {
     let xi = pos[i];
     let [pi, ni] = press[i];
-    let mut acc = [[0.0f32; LANES]; 3];
+    let mut terms = lanes::PairTerms::default();
     for (js, ds) in js.chunks(LANES).zip(ds.chunks(LANES)) {
         let idx = lanes::chunk(js, i as u32);
         let [px, py, pz] = lanes::load_xyz(pos, &idx);
         let [pj, nj] = lanes::load_pairs(press, &idx);
         let dk = lanes::chunk(ds, 0.0);
-        let mut out = [[0.0f32; LANES]; 3];
         for k in 0..LANES {
             let (rx, ry, rz) = (px[k] - xi.x, py[k] - xi.y, pz[k] - xi.z);
             let d = if STORED {
@@ -189,20 +188,11 @@ fn row<const STORED: bool>(
             } else {
                 (0.0, 0.0)
             };
-            acc[0][k] += rx * si;
-            acc[1][k] += ry * si;
-            acc[2][k] += rz * si;
-            (out[0][k], out[1][k], out[2][k]) = (rx * sj, ry * sj, rz * sj);
+            terms.add(k, [rx, ry, rz], si, sj);
         }
-        for (k, &j) in js.iter().enumerate() {
-            win[j as usize - first] += Vec3A::new(out[0][k], out[1][k], out[2][k]);
-        }
+        terms.scatter(js, first, win);
     }
-    win[i - first] -= Vec3A::new(
-        lanes::reduce(acc[0]),
-        lanes::reduce(acc[1]),
-        lanes::reduce(acc[2]),
-    );
+    terms.finish(i, first, win);
 }
 
 /// [`row`] for one phase (`w_i = w_j = w`), 8 pairs at a time in AVX2 registers (the same

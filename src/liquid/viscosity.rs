@@ -113,12 +113,11 @@ fn row(
     pair: impl Fn(u32) -> PairConstants,
 ) {
     let (xi, vi) = (pos[i], vel[i]);
-    let mut acc = [[0.0f32; LANES]; 3];
+    let mut terms = lanes::PairTerms::default();
     for js in js.chunks(LANES) {
         let idx = lanes::chunk(js, i as u32);
         let [px, py, pz] = lanes::load_xyz(pos, &idx);
         let [wx, wy, wz] = lanes::load_xyz(vel, &idx);
-        let mut out = [[0.0f32; LANES]; 3];
         for k in 0..LANES {
             let c = pair(idx[k]);
             let (rx, ry, rz) = (px[k] - xi.x, py[k] - xi.y, pz[k] - xi.z);
@@ -135,20 +134,11 @@ fn row(
             } else {
                 (0.0, 0.0)
             };
-            acc[0][k] += rx * si;
-            acc[1][k] += ry * si;
-            acc[2][k] += rz * si;
-            (out[0][k], out[1][k], out[2][k]) = (rx * sj, ry * sj, rz * sj);
+            terms.add(k, [rx, ry, rz], si, sj);
         }
-        for (k, &j) in js.iter().enumerate() {
-            w[j as usize - first] += Vec3A::new(out[0][k], out[1][k], out[2][k]);
-        }
+        terms.scatter(js, first, w);
     }
-    w[i - first] -= Vec3A::new(
-        lanes::reduce(acc[0]),
-        lanes::reduce(acc[1]),
-        lanes::reduce(acc[2]),
-    );
+    terms.finish(i, first, w);
 }
 
 /// [`row`] for one phase (`w_i = w_j`), 8 pairs at a time in AVX2 registers (the same
