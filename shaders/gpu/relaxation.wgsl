@@ -14,11 +14,13 @@
 
 // The walls' push per dt^2 (as WallKernel::push): the pair terms with the ghosts of every wall
 // within h, each carrying the particle's near pressure and the walls' pressure pw plus the
-// hydrostatic difference to its place (gradient grad), clamped at zero; one beyond two walls
-// counts in the first's lattice.
+// hydrostatic difference to its place (gradient grad): all of it along the normals of the
+// walls it lies beyond, the share after the kernel sums' table (WallKernel::tangent) along
+// their planes; clamped at zero; one beyond two walls counts in the first's lattice.
 fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: f32, grad: vec3<f32>) -> vec3<f32> {
     var g = ghost_walk(xi);
     var out = vec3<f32>(0.0);
+    let tangent = wall_table[P.wall_samples + 1u].y;
     loop {
         let ghost = ghost_next(&g);
         if (ghost.w < 0.0) {
@@ -26,7 +28,13 @@ fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: f32, grad: vec3<f32>) -> vec3<f32
         }
         let r = ghost.xyz;
         let q = ghost.w;
-        let pg = max(pw + dot(grad, r), 0.0);
+        var m = vec3<f32>(tangent);
+        for (var a = 0u; a < 3u; a = a + 1u) {
+            if (r[a] < -g.y[2u * a] || r[a] > g.y[2u * a + 1u]) {
+                m[a] = 1.0;
+            }
+        }
+        let pg = max(pw + dot(grad, r * m), 0.0);
         out = out - r * ((0.5 * (pr.x + pg) * q + pr.y * q * q) / length(r));
     }
     return out;

@@ -107,11 +107,15 @@ impl GpuLiquidSolver {
         if let Some(k) = &wall_kernel {
             ctx.queue
                 .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
-            // The entry after the kernel sums: the push's hydrostatic factor, per pass.
+            // The entry after the kernel sums: the push's hydrostatic factor, per pass, and the
+            // share of it the ghosts carry along their walls' planes.
             let part = std::mem::size_of_val(k.table.as_slice()) as u64;
             let grad = k.grad / params.passes.max(1) as f32;
-            ctx.queue
-                .write_buffer(&bufs.wall_table, part, bytemuck::bytes_of(&[grad, 0.0]));
+            ctx.queue.write_buffer(
+                &bufs.wall_table,
+                part,
+                bytemuck::bytes_of(&[grad, k.tangent]),
+            );
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
         // The per-particle arrays go in two parts where they exceed one storage binding.
