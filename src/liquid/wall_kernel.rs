@@ -1,7 +1,9 @@
 //! The walls' ghost matter: the kernel sums of a cubic lattice of ghost particles filling the
 //! half-space beyond each wall, tabulated by the particle's distance from the wall plane, and
 //! the ghosts' push in the relaxation (pressure mirroring with Adami et al. 2012's
-//! extrapolation), walked ghost by ghost; the GPU twin is shaders/gpu/ghosts.wgsl.
+//! extrapolation, the hydrostatic difference along the walls' planes at [`TANGENT_SHARE`]),
+//! walked ghost by ghost; the GPU twin is shaders/gpu/ghosts.wgsl (the push's in
+//! shaders/gpu/relaxation.wgsl).
 use super::params::Walls;
 use glam::Vec3A;
 /// Table entries of [`WallKernel`] over distances `[0, h]`.
