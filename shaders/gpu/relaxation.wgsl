@@ -2,7 +2,8 @@
 // dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij (pressures
 // as the density pass leaves them: x and y of a vec4), plus the walls' push: their ghosts carry
 // the particle's near pressure and the walls' pressure plus the hydrostatic difference
-// (WallKernel::push).
+// (WallKernel::push). The displacement moves the particle (into the other position buffer)
+// and adds itself over dt to the step's velocity `vel` (as the CPU step's `displace`).
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // cell_of: binding 2, in two parts (split.wgsl).
@@ -11,6 +12,16 @@
 // press: binding 5, in two parts (split.wgsl).
 // pos_out: binding 6, in two parts (split.wgsl).
 @group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
+// vel: binding 8, in two parts (split.wgsl).
+
+// Apply the displacement acc dt^2 of particle i at pi: into the other position buffer, and
+// over dt into the step's velocity.
+fn displace(i: u32, pi: vec4<f32>, acc: vec3<f32>) {
+    let d = acc * (P.dt * P.dt);
+    pos_out_set(i, vec4<f32>(pi.xyz + d, pi.w));
+    let v = vel_get(i);
+    vel_set(i, vec4<f32>(v.xyz + d * P.inv_dt, v.w));
+}
 
 // The walls' push per dt^2 (as WallKernel::push): the pair terms with the ghosts of every wall
 // within h, each carrying the particle's near pressure and the walls' pressure pw plus the
@@ -139,7 +150,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (wall.x != 0.0) {
         acc = acc + wall_push(pi.xyz, pr, pw.x / pw.y, wall.yzw);
     }
-    pos_out_set(i, vec4<f32>(pi.xyz + acc * (P.dt * P.dt), pi.w));
+    displace(i, pi, acc);
 }
 
 // The neighbours' positions and pressures, one chunk of a row at a time (tile.wgsl).
@@ -207,7 +218,7 @@ fn tiled(
             if (wall.x != 0.0) {
                 acc = acc + wall_push(pi.xyz, pr, pw.x / pw.y, wall.yzw);
             }
-            pos_out_set(i, vec4<f32>(pi.xyz + acc * (P.dt * P.dt), pi.w));
+            displace(i, pi, acc);
         }
     }
 }

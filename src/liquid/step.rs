@@ -202,7 +202,7 @@ impl LiquidSolver {
                         &mut b.dx,
                     );
                 }
-                displace(p, &b.dx, inv_dt);
+                displace(&mut p.pos, &mut p.vel, &b.dx, inv_dt);
             });
         }
         if let Some(w) = &self.params.walls {
@@ -215,7 +215,7 @@ impl LiquidSolver {
 }
 
 /// Move every particle by its displacement `dx` and add `dx / dt` to its velocity (`inv_dt`
-/// is `1/dt`), so that the step's velocity is the predicted one plus the relaxation's
+/// is `1/dt`; the GPU's relaxation pass does the same), so that the step's velocity is the predicted one plus the relaxation's
 /// displacements over `dt`.
 ///
 /// Not `(x - x_prev) / dt` from the f32 positions: each position is rounded to its own ulp,
@@ -224,10 +224,9 @@ impl LiquidSolver {
 /// origin, every step, one-sidedly: a free blob at 0.2 m/s lost 1.4% of its momentum in 0.5 s
 /// (the front of an expanding blob lies farther out than its back). The velocity kept here
 /// rounds at the ulp of the velocity instead, and the pairs' terms cancel in it.
-fn displace(p: &mut Particles, dx: &[Vec3A], inv_dt: f32) {
-    p.pos
-        .par_iter_mut()
-        .zip(p.vel.par_iter_mut())
+pub fn displace(pos: &mut [Vec3A], vel: &mut [Vec3A], dx: &[Vec3A], inv_dt: f32) {
+    pos.par_iter_mut()
+        .zip(vel.par_iter_mut())
         .zip(dx.par_iter())
         .for_each(|((x, v), d)| {
             *x += *d;

@@ -5,18 +5,6 @@ use super::particles::Particles;
 use glam::Vec3A;
 use rayon::prelude::*;
 
-/// Resolve one particle against the walls. `x` is projected inside; `prev` is moved so that
-/// `(x - prev)/dt` is the post-collision velocity.
-#[inline]
-pub fn collide(walls: &Walls, x: &mut Vec3A, prev: &mut Vec3A, dt: f32) {
-    if is_inside(walls, *x) {
-        return;
-    }
-    let mut v = (*x - *prev) / dt;
-    reflect(walls, x, &mut v);
-    *prev = *x - v * dt;
-}
-
 /// Resolve one particle against the walls, its velocity `v` given: `x` is projected inside
 /// and `v` becomes the post-collision velocity. Returns whether the particle was outside.
 #[inline]
@@ -67,17 +55,10 @@ fn reflect(walls: &Walls, x: &mut Vec3A, v: &mut Vec3A) {
     }
 }
 
-/// Resolve every particle against the walls (`prev` moved as [`collide`] moves it).
-pub fn apply_walls(p: &mut Particles, walls: &Walls, dt: f32) {
-    p.pos
-        .par_iter_mut()
-        .zip(p.prev.par_iter_mut())
-        .for_each(|(x, prev)| collide(walls, x, prev, dt));
-}
-
 /// Resolve every particle against the walls from the step's velocities (the CPU step's): the
 /// velocities become the post-collision ones, and `prev` of a particle that collided moves so
-/// that `(x - prev)/dt` is its velocity, as [`apply_walls`] leaves it.
+/// that `(x - prev)/dt` is its velocity. (The GPU's walls pass does the same on its step's
+/// velocity.)
 pub fn apply_walls_to_velocity(p: &mut Particles, walls: &Walls, dt: f32) {
     p.pos
         .par_iter_mut()
