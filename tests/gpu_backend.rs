@@ -543,3 +543,70 @@ fn bench_names_the_fallback_paths_and_a_bad_knob_is_one_clear_error() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn a_free_blob_on_the_gpu_keeps_its_momentum() {
+    // tests/liquid_momentum.rs's free blob on the GPU: no gravity, all of it moving at 0.2 m/s
+    // along x, spreading as it flies across x = 0.125 m (where a position's ulp doubles to
+    // 1.5e-8 m), in a container clear of it (without one, the GPU grid ends near the initial
+    // extent). The step's velocity is the predicted one plus the relaxation's displacements
+    // over dt, as on the CPU: taken from the f32 positions' change, the sub-ulp displacements
+    // were dropped more on the front than the back (the CPU step lost 1.4% so in 0.5 s).
+    let _serial = gpu_common::serial();
+    if gpu_common::context().is_none() {
+        return;
+    }
+    let side = 0.02f32;
+    let scene = common::scene(&format!(
+        "gravity = [0, 0, 0]\n[time]\nfps = 100\n[solver]\nsettle = false\n\
+         [container]\nmin = [0, {lo}, {lo}]\nmax = [{end}, {hi}, {hi}]\n[[liquid]]\n\
+         min = [{}, 0, 0]\nmax = [{}, {side}, {side}]\nspacing = {}\n\
+         viscosity = {{ sigma = 1000 }}\n",
+        side,
+        5.0 * side,
+        side / 8.0,
+        lo = -3.0 * side,
+        hi = 4.0 * side,
+        end = 11.0 * side,
+    ));
+    let mut sim = Simulation::setup(&scene, Backend::Gpu).unwrap();
+    let u0 = 0.2f32;
+    for v in sim.liquid.particles_mut().vel.iter_mut() {
+        v.x = u0;
+    }
+    let steps = (0.3 / sim.dt).round() as usize;
+    for _ in 0..steps {
+        sim.step().unwrap();
+    }
+    sim.sync_particles().unwrap();
+    let p = sim.particles();
+    let u = p.vel.iter().map(|v| v.as_dvec3()).sum::<glam::DVec3>() / p.len() as f64;
+    let (lo, hi) = p.pos.iter().fold((f32::MAX, f32::MIN), |(lo, hi), x| {
+        (lo.min(x.x), hi.max(x.x))
+    });
+    let mid = 0.5 * side;
+    let reach = p.pos.iter().fold(0.0f32, |m, x| {
+        m.max((x.y - mid).abs()).max((x.z - mid).abs())
+    });
+    eprintln!(
+        "{} particles, {steps} steps: mean velocity ({:.7}, {:.2e}, {:.2e}) m/s; x from {lo:.4} to {hi:.4} m, y and z up to {reach:.4} m from its axis",
+        p.len(),
+        u.x,
+        u.y,
+        u.z
+    );
+    // The blob straddles x = 0.125 m, and stayed clear of the walls (3.5 sides from its axis,
+    // x = 0 and 0.22 m), which would change its momentum.
+    assert!(lo < 0.125 && hi > 0.15, "x {lo}..{hi}");
+    assert!(lo > 0.01 && hi < 0.21, "x {lo}..{hi} reaches the walls");
+    assert!(reach < 3.0 * side, "the blob reached {reach} m sideways");
+    assert!(
+        (u.x / u0 as f64 - 1.0).abs() < 1e-5,
+        "mean speed {} m/s after 0.3 s, from {u0}",
+        u.x
+    );
+    assert!(
+        u.y.abs().max(u.z.abs()) < 1e-6,
+        "the blob gained a sideways velocity {u}"
+    );
+}

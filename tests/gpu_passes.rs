@@ -10,6 +10,7 @@ use sphrigid::gpu::{
     scatter, velocity, viscosity, walls,
 };
 use sphrigid::liquid::boundary::BoundaryParticles;
+use sphrigid::liquid::params::Walls;
 use sphrigid::liquid::{LiquidParams, Particles};
 
 // Two phases (different masses, one with cohesion) so the pair weights m_j/(m_i+m_j) and both
@@ -142,9 +143,10 @@ fn grid_build_gives_the_cpu_grid_order_exactly() {
     assert_eq!(g.id, cpu.id, "particle order differs from (cell, id)");
     assert_eq!(grid.cell_of, cg.cell_of, "cell of each slot differs");
     assert_eq!(grid.cell_start, cg.cell_start, "cell starts differ");
+    // The velocities go into the start-of-step buffer, the step's velocity from here on.
     assert_eq!(
-        g.prev, cpu.prev,
-        "start-of-step positions were not carried exactly"
+        g.prev, cpu.vel,
+        "velocities were not carried exactly into the step's velocity"
     );
     // x + v dt: a GPU may fuse the multiply-add, so allow one rounding.
     let d = max_abs_diff(&g.pos, &cpu.pos);
@@ -370,7 +372,10 @@ fn check_relaxation(tiled: bool) {
     );
     gpu.pass_relaxation(DT).unwrap();
     let after = gpu.download().unwrap();
-    let twin = relaxation::cpu_twin(&s.pos, &s.phase, &grid, &params, &press, &body, DT);
+    // The start-of-step buffer holds the step's velocity in a step (here the positions the
+    // rebuild left there): the displacements over dt are added to it.
+    let (twin, twin_vel) =
+        relaxation::cpu_twin(&s.pos, &s.prev, &s.phase, &grid, &params, &press, &body, DT);
     let dx_gpu: Vec<Vec3A> = after.pos.iter().zip(&s.pos).map(|(a, b)| *a - *b).collect();
     let dx_cpu: Vec<Vec3A> = twin.iter().zip(&s.pos).map(|(a, b)| *a - *b).collect();
     let biggest = dx_cpu.iter().map(|d| d.length()).fold(0.0, f32::max);
@@ -381,6 +386,26 @@ fn check_relaxation(tiled: bool) {
     assert!(
         d <= 1e-5 * biggest + 3e-8,
         "displacements differ by {d} (largest {biggest}, tiled {tiled})"
+    );
+    // The step's velocity moved by dx / dt: the displacements' tolerance over dt, plus the
+    // rounding of the sum.
+    let dv_gpu: Vec<Vec3A> = after
+        .prev
+        .iter()
+        .zip(&s.prev)
+        .map(|(a, b)| *a - *b)
+        .collect();
+    let dv_cpu: Vec<Vec3A> = twin_vel.iter().zip(&s.prev).map(|(a, b)| *a - *b).collect();
+    let fastest = dv_cpu.iter().map(|d| d.length()).fold(0.0, f32::max);
+    assert!(
+        (fastest - biggest / DT).abs() <= 1e-3 * fastest,
+        "the velocity moved by {fastest}, not the largest displacement over dt {}",
+        biggest / DT
+    );
+    let d = max_abs_diff(&dv_gpu, &dv_cpu);
+    assert!(
+        d <= (1e-5 * biggest + 3e-8) / DT + 3e-8,
+        "velocity changes differ by {d} (largest {fastest}, tiled {tiled})"
     );
 }
 
@@ -410,33 +435,52 @@ fn check_viscosity(tiled: bool) {
     );
 }
 
+/// Particles with a third pushed through the walls, and step velocities moving them fast (the
+/// GPU keeps the step's velocity in the start-of-step buffer: `prev` of the returned copy).
+fn through_the_walls(p: &mut Particles, w: &Walls, seed: u64) -> Vec<Vec3A> {
+    let mut rng = Rng::new(seed);
+    let mut step_vel = Vec::with_capacity(p.len());
+    for (k, x) in p.pos.iter_mut().enumerate() {
+        if k % 3 == 0 {
+            *x = Vec3A::new(rng.sym(0.05), rng.sym(0.03), rng.sym(0.02))
+                + if k % 2 == 0 { w.lo } else { w.hi };
+        }
+        step_vel.push(Vec3A::new(rng.sym(0.01), rng.sym(0.01), rng.sym(0.01)) / DT);
+    }
+    p.prev.clone_from(&step_vel);
+    step_vel
+}
+
 #[test]
 fn walls_match_their_cpu_twin() {
     let _serial = gpu_common::serial();
     let Some((mut gpu, mut p, params)) = setup() else {
         return;
     };
-    // Push a third of the particles through the walls, moving fast.
     let w = params.walls.unwrap();
-    let mut rng = Rng::new(3);
-    for (k, (x, x0)) in p.pos.iter_mut().zip(p.prev.iter_mut()).enumerate() {
-        if k % 3 == 0 {
-            *x = Vec3A::new(rng.sym(0.05), rng.sym(0.03), rng.sym(0.02))
-                + if k % 2 == 0 { w.lo } else { w.hi };
-        }
-        *x0 = *x - Vec3A::new(rng.sym(0.01), rng.sym(0.01), rng.sym(0.01));
-    }
+    let step_vel = through_the_walls(&mut p, &w, 3);
     gpu.upload(&p).unwrap();
     gpu.pass_walls(DT).unwrap();
     let g = gpu.download().unwrap();
     let mut cpu = p.clone();
+    cpu.vel.clone_from(&step_vel);
     walls::cpu_twin(&mut cpu, &w, DT);
     let moved = p.pos.iter().zip(&cpu.pos).filter(|(a, b)| a != b).count();
     assert!(moved > p.len() / 5, "only {moved} particles hit a wall");
+    let turned = step_vel
+        .iter()
+        .zip(&cpu.vel)
+        .filter(|(a, b)| a != b)
+        .count();
+    assert!(turned > p.len() / 10, "only {turned} velocities changed");
     // Projection is exact; the velocity with friction goes through a division and a sqrt.
     assert_eq!(g.pos, cpu.pos, "projected positions differ");
-    let d = max_abs_diff(&g.prev, &cpu.prev);
-    assert!(d <= 1e-7, "start-of-step positions differ by {d} m");
+    for (a, b) in g.prev.iter().zip(&cpu.vel) {
+        assert!(
+            (*a - *b).length() <= 1e-6 * b.length(),
+            "step velocity {a} vs {b}"
+        );
+    }
 }
 
 #[test]
@@ -510,14 +554,8 @@ fn walls_fused_with_the_velocity_update_match_their_cpu_twins() {
         return;
     };
     let w = params.walls.unwrap();
+    let step_vel = through_the_walls(&mut p, &w, 5);
     let mut rng = Rng::new(5);
-    for (k, (x, x0)) in p.pos.iter_mut().zip(p.prev.iter_mut()).enumerate() {
-        if k % 3 == 0 {
-            *x = Vec3A::new(rng.sym(0.05), rng.sym(0.03), rng.sym(0.02))
-                + if k % 2 == 0 { w.lo } else { w.hi };
-        }
-        *x0 = *x - Vec3A::new(rng.sym(0.01), rng.sym(0.01), rng.sym(0.01));
-    }
     for r in &mut p.rho {
         *r = 1.0 + rng.next() * 30.0;
     }
@@ -525,18 +563,23 @@ fn walls_fused_with_the_velocity_update_match_their_cpu_twins() {
     gpu.pass_walls_update(DT).unwrap();
     let g = gpu.download().unwrap();
     let mut cpu = p.clone();
+    cpu.vel.clone_from(&step_vel);
     walls::cpu_twin(&mut cpu, &w, DT);
-    velocity::cpu_twin_update(&mut cpu, DT);
+    let after_walls = cpu.vel.clone();
+    velocity::cpu_twin_update(&mut cpu, &after_walls, DT);
     let moved = p.pos.iter().zip(&cpu.pos).filter(|(a, b)| a != b).count();
     assert!(moved > p.len() / 5, "only {moved} particles hit a wall");
     assert_eq!(g.pos, cpu.pos, "projected positions differ");
+    // The velocity with friction goes through a division and a sqrt: a relative rounding.
+    for (a, b) in g.vel.iter().zip(&cpu.vel) {
+        assert!(
+            (*a - *b).length() <= 1e-6 * b.length(),
+            "velocity {a} vs {b}"
+        );
+    }
+    // x - v dt: the velocity's rounding times dt, and a position's rounding.
     let d = max_abs_diff(&g.prev, &cpu.prev);
     assert!(d <= 1e-7, "start-of-step positions differ by {d} m");
-    // v = (x - x_prev)/dt on the walls' x_prev: its error over dt, and a relative rounding.
-    for (a, b) in g.vel.iter().zip(&cpu.vel) {
-        let tol = 2e-7 / DT + 1e-6 * b.length();
-        assert!((*a - *b).length() <= tol, "velocity {a} vs {b}");
-    }
     // The kernel sums ride along in the velocities' fourth component, untouched.
     assert_eq!(g.rho, p.rho, "kernel sums changed");
 }
@@ -547,10 +590,14 @@ fn gravity_and_velocity_update_match_their_cpu_twins_exactly() {
     let Some((mut gpu, mut p, params)) = setup() else {
         return;
     };
+    // The step's velocity, which the start-of-step buffer holds at the step's end.
     let mut rng = Rng::new(11);
-    for x0 in &mut p.prev {
-        *x0 += Vec3A::new(rng.sym(1e-3), rng.sym(1e-3), rng.sym(1e-3));
-    }
+    let step_vel: Vec<Vec3A> = p
+        .vel
+        .iter()
+        .map(|v| *v + Vec3A::new(rng.sym(0.3), rng.sym(0.3), rng.sym(0.3)))
+        .collect();
+    p.prev.clone_from(&step_vel);
     gpu.upload(&p).unwrap();
     gpu.pass_gravity(DT).unwrap();
     let g = gpu.download().unwrap();
@@ -559,8 +606,12 @@ fn gravity_and_velocity_update_match_their_cpu_twins_exactly() {
     assert_eq!(g.vel, cpu.vel, "v + g dt differs");
     gpu.pass_velocity(DT).unwrap();
     let g = gpu.download().unwrap();
-    velocity::cpu_twin_update(&mut cpu, DT);
-    assert_eq!(g.vel, cpu.vel, "(x - x_prev)/dt differs");
+    velocity::cpu_twin_update(&mut cpu, &step_vel, DT);
+    assert_eq!(g.vel, cpu.vel, "the step's velocity was not taken exactly");
+    assert_eq!(g.rho, p.rho, "kernel sums changed");
+    // x - v dt: a GPU may fuse the multiply-add, so allow one rounding.
+    let d = max_abs_diff(&g.prev, &cpu.prev);
+    assert!(d <= 1e-7, "x - v dt differs by {d} m");
 }
 
 #[test]

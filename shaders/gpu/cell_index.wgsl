@@ -1,7 +1,7 @@
-// Prediction, cell index and cell count: x* = x + v dt (written over the velocity, which the
-// step recomputes from positions at its end), the grid cell of x*, and one atomic increment
-// of that cell's count. `with_gravity` first adds g dt to the velocity (the step's gravity,
-// when no viscosity pass has added it already).
+// Prediction, cell index and cell count: the grid cell of x* = x + v dt (the scatter's gather
+// computes x* again, by the same expression) and one atomic increment of that cell's count.
+// `with_gravity` first adds g dt to the velocity, in place (the step's gravity, when no
+// viscosity pass has added it already).
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // vel: binding 2, in two parts (split.wgsl).
@@ -12,7 +12,6 @@
 fn predict(k: u32, v: vec3<f32>) {
     let p = pos_get(k);
     let x = p.xyz + v * P.dt;
-    vel_set(k, vec4<f32>(x, p.w));
     // Not finite (NaN or infinite): x != x catches NaN, the bound catches infinities.
     let big = vec3<f32>(3.0e38);
     if (any(x != x) || any(abs(x) > big)) {
@@ -42,5 +41,8 @@ fn with_gravity(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
     if (k >= P.n) {
         return;
     }
-    predict(k, vel_get(k).xyz + P.gravity_dt);
+    let v = vel_get(k);
+    let vg = v.xyz + P.gravity_dt;
+    vel_set(k, vec4<f32>(vg, v.w));
+    predict(k, vg);
 }

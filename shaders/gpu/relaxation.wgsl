@@ -2,7 +2,8 @@
 // dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij (pressures
 // as the density pass leaves them: x and y of a vec4), plus the walls' push: their ghosts carry
 // the particle's near pressure and the walls' pressure plus the hydrostatic difference
-// (WallKernel::push).
+// (WallKernel::push). The displacement moves the particle (into the other position buffer)
+// and adds itself over dt to the step's velocity `vel` (as the CPU step's `displace`).
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // cell_of: binding 2, in two parts (split.wgsl).
@@ -11,14 +12,26 @@
 // press: binding 5, in two parts (split.wgsl).
 // pos_out: binding 6, in two parts (split.wgsl).
 @group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
+// vel: binding 8, in two parts (split.wgsl).
+
+// Apply the displacement acc dt^2 of particle i at pi: into the other position buffer, and
+// over dt into the step's velocity.
+fn displace(i: u32, pi: vec4<f32>, acc: vec3<f32>) {
+    let d = acc * (P.dt * P.dt);
+    pos_out_set(i, vec4<f32>(pi.xyz + d, pi.w));
+    let v = vel_get(i);
+    vel_set(i, vec4<f32>(v.xyz + d * P.inv_dt, v.w));
+}
 
 // The walls' push per dt^2 (as WallKernel::push): the pair terms with the ghosts of every wall
 // within h, each carrying the particle's near pressure and the walls' pressure pw plus the
-// hydrostatic difference to its place (gradient grad), clamped at zero; one beyond two walls
-// counts in the first's lattice.
+// hydrostatic difference to its place (gradient grad): all of it along the normals of the
+// walls it lies beyond, the share after the kernel sums' table (WallKernel::tangent) along
+// their planes; clamped at zero; one beyond two walls counts in the first's lattice.
 fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: f32, grad: vec3<f32>) -> vec3<f32> {
     var g = ghost_walk(xi);
     var out = vec3<f32>(0.0);
+    let tangent = wall_table[P.wall_samples + 1u].y;
     loop {
         let ghost = ghost_next(&g);
         if (ghost.w < 0.0) {
@@ -26,7 +39,13 @@ fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: f32, grad: vec3<f32>) -> vec3<f32
         }
         let r = ghost.xyz;
         let q = ghost.w;
-        let pg = max(pw + dot(grad, r), 0.0);
+        var m = vec3<f32>(tangent);
+        for (var a = 0u; a < 3u; a = a + 1u) {
+            if (r[a] < -g.y[2u * a] || r[a] > g.y[2u * a + 1u]) {
+                m[a] = 1.0;
+            }
+        }
+        let pg = max(pw + dot(grad, r * m), 0.0);
         out = out - r * ((0.5 * (pr.x + pg) * q + pr.y * q * q) / length(r));
     }
     return out;
@@ -131,7 +150,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (wall.x != 0.0) {
         acc = acc + wall_push(pi.xyz, pr, pw.x / pw.y, wall.yzw);
     }
-    pos_out_set(i, vec4<f32>(pi.xyz + acc * (P.dt * P.dt), pi.w));
+    displace(i, pi, acc);
 }
 
 // The neighbours' positions and pressures, one chunk of a row at a time (tile.wgsl).
@@ -199,7 +218,7 @@ fn tiled(
             if (wall.x != 0.0) {
                 acc = acc + wall_push(pi.xyz, pr, pw.x / pw.y, wall.yzw);
             }
-            pos_out_set(i, vec4<f32>(pi.xyz + acc * (P.dt * P.dt), pi.w));
+            displace(i, pi, acc);
         }
     }
 }

@@ -1,5 +1,7 @@
 // Counting-sort scatter, then per cell a sort by id so that the order is (cell, id) exactly as
-// the CPU grid's and a gather of the predicted state into that order. The scatter counts each
+// the CPU grid's and a gather of the predicted state into that order: the predicted position
+// x + v dt (the cell-index pass's expression) and the velocity, which the relaxation passes
+// then add their displacements over dt to. The scatter counts each
 // cell's cursor down from its count, so the counts end at zero, clear for the next build.
 @group(0) @binding(0) var<uniform> P: Params;
 // cell_of: binding 1, in two parts (split.wgsl).
@@ -8,9 +10,9 @@
 // perm: binding 4, in two parts (split.wgsl).
 // id_in: binding 5, in two parts (split.wgsl).
 // pos_in: binding 6, in two parts (split.wgsl).
-// pred: binding 7, in two parts (split.wgsl).
+// vel_in: binding 7, in two parts (split.wgsl).
 // pos_out: binding 8, in two parts (split.wgsl).
-// prev_out: binding 9, in two parts (split.wgsl).
+// vel_out: binding 9, in two parts (split.wgsl).
 // id_out: binding 10, in two parts (split.wgsl).
 
 // perm[slot] = k, slots of a cell in arbitrary order.
@@ -26,7 +28,7 @@ fn scatter(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroup
 }
 
 // One invocation per cell: insertion sort of its slots by id; then each slot s of the cell
-// takes particle perm[s] (predicted position, start-of-step position, id) and records its cell.
+// takes particle perm[s] (predicted position, velocity, id) and records its cell.
 @compute @workgroup_size(256)
 fn sort_gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
     let c = linear_id(gid, nwg);
@@ -54,8 +56,10 @@ fn sort_gather(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     }
     for (var a = s; a < e; a = a + 1u) {
         let k = perm_get(a);
-        pos_out_set(a, pred_get(k));
-        prev_out_set(a, pos_in_get(k));
+        let x = pos_in_get(k);
+        let v = vel_in_get(k);
+        pos_out_set(a, vec4<f32>(x.xyz + v.xyz * P.dt, x.w));
+        vel_out_set(a, v);
         id_out_set(a, id_in_get(k));
         cell_of_set(a, c);
     }

@@ -1,6 +1,8 @@
 // Velocities: gravity at the start of the step, the walls' viscous friction after the
-// viscosity (liquid::wall_friction), v = (x - x_prev)/dt at the step's end. All keep w (the
-// kernel sum of the last density pass).
+// viscosity (liquid::wall_friction), and at the step's end `update`: the step's velocity, which
+// `prev` holds from the scatter on (the predicted velocity plus the relaxation's displacements
+// over dt), into `vel`, and x - v dt into `prev`. All keep w (the kernel sum of the last
+// density pass).
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // prev: binding 2, in two parts (split.wgsl).
@@ -21,7 +23,10 @@ fn update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
     if (i >= P.n) {
         return;
     }
-    vel_set(i, vec4<f32>((pos_get(i).xyz - prev_get(i).xyz) * P.inv_dt, vel_get(i).w));
+    let v = prev_get(i).xyz;
+    let p = pos_get(i);
+    vel_set(i, vec4<f32>(v, vel_get(i).w));
+    prev_set(i, vec4<f32>(p.xyz - v * P.dt, p.w));
 }
 
 // The walls' viscous friction on the velocity v of a particle at x: each wall within reach

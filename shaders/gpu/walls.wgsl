@@ -1,19 +1,21 @@
-// Liquid against the container walls: project centres inside and move the start-of-step
-// position so that (x - prev)/dt is the velocity after restitution and Coulomb friction.
-// `with_update` then sets the velocity v = (x - prev)/dt (the velocity pass's `update`,
-// keeping w), so that a step with walls ends in one pass.
+// Liquid against the container walls: project centres inside and take the step's velocity
+// (which the step keeps in `prev` from the scatter on: the predicted velocity plus the
+// relaxation's displacements over dt) to the one after restitution and Coulomb friction, as
+// the CPU's walls::apply_walls_to_velocity. `main` leaves it there; `with_update` ends the step
+// as the velocity pass's `update` (v into `vel`, keeping w; prev = x - v dt), in one pass.
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // prev: binding 2, in two parts (split.wgsl).
 // vel: binding 3, in two parts (split.wgsl).
 
-fn collide(i: u32) {
+// The step's velocity of particle i after the walls (its position projected inside).
+fn collide(i: u32) -> vec3<f32> {
     let p = pos_get(i);
     var x = p.xyz;
+    var v = prev_get(i).xyz;
     if (all(x >= P.wall_lo) && all(x <= P.wall_hi)) {
-        return;
+        return v;
     }
-    var v = (x - prev_get(i).xyz) / P.dt;
     for (var a = 0u; a < 3u; a = a + 1u) {
         var wall = 0.0;
         var sgn = 0.0;
@@ -46,7 +48,7 @@ fn collide(i: u32) {
         }
     }
     pos_set(i, vec4<f32>(x, p.w));
-    prev_set(i, vec4<f32>(x - v * P.dt, p.w));
+    return v;
 }
 
 @compute @workgroup_size(256)
@@ -55,7 +57,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if (i >= P.n) {
         return;
     }
-    collide(i);
+    let v = collide(i);
+    prev_set(i, vec4<f32>(v, prev_get(i).w));
 }
 
 @compute @workgroup_size(256)
@@ -64,6 +67,14 @@ fn with_update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workg
     if (i >= P.n) {
         return;
     }
-    collide(i);
-    vel_set(i, vec4<f32>((pos_get(i).xyz - prev_get(i).xyz) * P.inv_dt, vel_get(i).w));
+    let v = collide(i);
+    end_step(i, v);
+}
+
+// The step's end: the velocity v into `vel` (keeping w, the kernel sum) and the start-of-step
+// position x - v dt into `prev` (for a checkpoint; the next scatter overwrites it).
+fn end_step(i: u32, v: vec3<f32>) {
+    let p = pos_get(i);
+    vel_set(i, vec4<f32>(v, vel_get(i).w));
+    prev_set(i, vec4<f32>(p.xyz - v * P.dt, p.w));
 }

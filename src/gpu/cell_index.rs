@@ -1,6 +1,6 @@
 //! Prediction, cell index and count (shaders/gpu/cell_index.wgsl): `x* = x + v dt` (after
-//! `v += g dt` at `with_gravity`), the grid cell of `x*` and its count, one invocation per
-//! particle.
+//! `v += g dt`, in place, at `with_gravity`), the grid cell of `x*` and its count, one
+//! invocation per particle.
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::grid::Grid;

@@ -1,13 +1,15 @@
 //! Recording each phase of the GPU step into a compute pass: which kernel, which buffers (the
-//! ping-pong buffers the cursor names; the velocity buffer the cursor does not name holds the
-//! start-of-step positions), how many invocations; the phases that swap a buffer return the
+//! ping-pong buffers the cursor names; the velocity buffer the cursor does not name holds,
+//! from the scatter to the step's end, the step's velocity, the predicted velocity plus the
+//! relaxation's displacements over dt, and between steps the start-of-step positions), how
+//! many invocations; the phases that swap a buffer return the
 //! cursor after them.
 use super::solver::Cursor;
 use super::{GpuLiquidSolver, boundary_grid, density, scatter};
 
 impl GpuLiquidSolver {
-    /// The velocity kernel at one of its entry points: `"gravity"` (`v += g dt`) or `"update"`
-    /// (`v = (x - x_prev) / dt`).
+    /// The velocity kernel at one of its entry points: `"gravity"` (`v += g dt`),
+    /// `"wall_friction"` or `"update"` (the step's velocity into `v`).
     pub(super) fn rec_velocity(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str) {
         let b = &self.bufs;
         self.passes.velocity.dispatch(
@@ -48,16 +50,10 @@ impl GpuLiquidSolver {
     }
 
     /// The grid build of a step: the cell-index pass at `entry` (`main`, or `with_gravity`)
-    /// predicts over the velocity buffer and counts the cells, then the prefix sum, the
-    /// scatter and per cell the sort and gather, which takes `pos_in` as the start-of-step
-    /// state into `prev_out` (in a step the positions, into the other velocity buffer).
-    pub(super) fn rec_grid_with(
-        &self,
-        pass: &mut wgpu::ComputePass<'_>,
-        entry: &str,
-        pos_in: &wgpu::Buffer,
-        prev_out: &wgpu::Buffer,
-    ) -> Cursor {
+    /// counts the cells of the predicted positions, then the prefix sum, the scatter and per
+    /// cell the sort and gather, which takes the predicted positions into the other position
+    /// buffer and the velocities into the other velocity buffer (the step's velocity).
+    pub(super) fn rec_grid(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str) -> Cursor {
         let b = &self.bufs;
         let c = self.cur;
         let d = &self.ctx.device;
@@ -81,10 +77,10 @@ impl GpuLiquidSolver {
             cursor: &b.cell_count,
             perm: &b.perm,
             id_in: &b.id[c.id],
-            pos_in,
-            pred: &b.vel[c.vel],
+            pos_in: &b.pos[c.pos],
+            vel_in: &b.vel[c.vel],
             pos_out: &b.pos[1 - c.pos],
-            prev_out,
+            vel_out: &b.vel[1 - c.vel],
             id_out: &b.id[1 - c.id],
         };
         p.scatter
@@ -94,12 +90,6 @@ impl GpuLiquidSolver {
             id: 1 - c.id,
             vel: c.vel,
         }
-    }
-
-    /// The grid build of a step (see [`GpuLiquidSolver::rec_grid_with`]).
-    pub(super) fn rec_grid(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str) -> Cursor {
-        let (b, c) = (&self.bufs, self.cur);
-        self.rec_grid_with(pass, entry, &b.pos[c.pos], &b.vel[1 - c.vel])
     }
 
     /// Bin the body boundary particles (their counts in the liquid's count buffer, which the
@@ -161,6 +151,7 @@ impl GpuLiquidSolver {
             &b.vel[c.vel],
             &b.pos[1 - c.pos],
             &b.wall_table,
+            &b.vel[1 - c.vel],
             self.n,
             self.tiled,
         );

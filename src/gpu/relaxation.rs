@@ -1,7 +1,7 @@
 //! Relaxation displacements (shaders/gpu/relaxation.wgsl), gathered per particle (Jacobi) into
 //! the other position buffer; its `tiled` entry point reads the neighbours through workgroup
 //! memory (tile.rs) in the same order; both add the walls' push (their ghosts,
-//! WallKernel::push).
+//! WallKernel::push), and add the displacement over dt to the step's velocity.
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{ghosts, tile};
@@ -9,7 +9,7 @@ use crate::liquid::boundary;
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::wall_kernel::WallKernel;
-use crate::liquid::{LiquidParams, relaxation};
+use crate::liquid::{LiquidParams, relaxation, step};
 use glam::Vec3A;
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
@@ -18,6 +18,7 @@ pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::u32("cell_of", 2),
     SplitArray::vec4("press", 5),
     SplitArray::vec4("pos_out", 6),
+    SplitArray::vec4("vel", 8),
 ];
 
 /// The pass's shader: its file with the tiles' segment helpers (tile.wgsl) and the walls' ghost
@@ -48,7 +49,7 @@ impl Relaxation {
                 "relaxation",
                 &src,
                 true,
-                7,
+                8,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
@@ -58,8 +59,8 @@ impl Relaxation {
         }
     }
 
-    /// Record the pass: `pos_out = pos + dx`; tiled over `tiled` segment workgroups (tile.rs)
-    /// where given.
+    /// Record the pass: `pos_out = pos + dx` and `vel += dx / dt` (the step's velocity, in
+    /// place); tiled over `tiled` segment workgroups (tile.rs) where given.
     #[allow(clippy::too_many_arguments)]
     pub fn dispatch(
         &self,
@@ -73,13 +74,16 @@ impl Relaxation {
         press: &wgpu::Buffer,
         pos_out: &wgpu::Buffer,
         wall_table: &wgpu::Buffer,
+        vel: &wgpu::Buffer,
         n: u32,
         tiled: Option<u32>,
     ) {
         let g = self.kernel.bind(
             device,
             params,
-            &[pos, cell_of, cell_start, phases, press, pos_out, wall_table],
+            &[
+                pos, cell_of, cell_start, phases, press, pos_out, wall_table, vel,
+            ],
         );
         match tiled {
             Some(groups) => self.kernel.dispatch_groups(pass, "tiled", &g, groups),
@@ -89,16 +93,19 @@ impl Relaxation {
 }
 
 /// CPU twin: the CPU backend's displacements over the same grid, the walls' push added (none
-/// where the bodies' kernel sum `body` is above zero), applied.
+/// where the bodies' kernel sum `body` is above zero), applied as the CPU step applies them:
+/// the positions moved and the step's velocities `vel` (moved by `dx / dt`) returned.
+#[allow(clippy::too_many_arguments)]
 pub fn cpu_twin(
     pos: &[Vec3A],
+    vel: &[Vec3A],
     phase: &[u32],
     grid: &Grid,
     params: &LiquidParams,
     press: &[[f32; 2]],
     body: &[f32],
     dt: f32,
-) -> Vec<Vec3A> {
+) -> (Vec<Vec3A>, Vec<Vec3A>) {
     let mut lists = NeighbourLists::default();
     lists.build(pos, grid, params.h);
     let mut dx = vec![Vec3A::ZERO; pos.len()];
@@ -112,7 +119,7 @@ pub fn cpu_twin(
             pos, &lists, press, body, w, &k, hs, g, dt, &mut sums, &mut dx,
         );
     }
-    let mut out = pos.to_vec();
-    relaxation::apply_displacements(&mut out, &dx);
-    out
+    let (mut out, mut v) = (pos.to_vec(), vel.to_vec());
+    step::displace(&mut out, &mut v, &dx, 1.0 / dt);
+    (out, v)
 }

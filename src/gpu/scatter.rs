@@ -1,7 +1,8 @@
 //! Scatter and sort by (cell, id) (shaders/gpu/scatter.wgsl): atomic slots within each cell
 //! (each cell's count counted down to zero, which clears the counts for the next build), then
 //! per cell an insertion sort by id, so the order is exactly the CPU grid's, and a gather of
-//! the predicted state into that order.
+//! the predicted state into that order (predicted positions, and the velocities into the
+//! start-of-step buffer, where the relaxation adds its displacements over dt to them).
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
@@ -14,9 +15,9 @@ const SPLIT: &[SplitArray] = &[
     SplitArray::u32("perm", 4),
     SplitArray::u32("id_in", 5),
     SplitArray::vec4("pos_in", 6),
-    SplitArray::vec4("pred", 7),
+    SplitArray::vec4("vel_in", 7),
     SplitArray::vec4("pos_out", 8),
-    SplitArray::vec4("prev_out", 9),
+    SplitArray::vec4("vel_out", 9),
     SplitArray::u32("id_out", 10),
 ];
 
@@ -42,12 +43,12 @@ pub struct ScatterBuffers<'a> {
     pub id_in: &'a wgpu::Buffer,
     /// Positions before the step.
     pub pos_in: &'a wgpu::Buffer,
-    /// Predicted positions.
-    pub pred: &'a wgpu::Buffer,
-    /// Sorted predicted positions.
+    /// Velocities before the sort (the prediction's).
+    pub vel_in: &'a wgpu::Buffer,
+    /// Sorted predicted positions `x + v dt`.
     pub pos_out: &'a wgpu::Buffer,
-    /// Sorted start-of-step positions.
-    pub prev_out: &'a wgpu::Buffer,
+    /// Sorted velocities.
+    pub vel_out: &'a wgpu::Buffer,
     /// Sorted ids.
     pub id_out: &'a wgpu::Buffer,
 }
@@ -92,9 +93,9 @@ impl Scatter {
                 b.perm,
                 b.id_in,
                 b.pos_in,
-                b.pred,
+                b.vel_in,
                 b.pos_out,
-                b.prev_out,
+                b.vel_out,
                 b.id_out,
             ],
         );
@@ -105,7 +106,8 @@ impl Scatter {
 
 /// CPU twin of the whole grid build (prediction, cells, counts, prefix sum, scatter, sort by
 /// (cell, id)): `prev` takes the positions, `pos` the predicted ones, then the CPU grid's
-/// counting sort over the same origin and dimensions reorders everything.
+/// counting sort over the same origin and dimensions reorders everything. (The GPU gathers
+/// the velocities into its start-of-step buffer, the twin's `vel`.)
 pub fn cpu_twin(p: &mut Particles, dt: f32, grid: &mut Grid) {
     p.prev.clone_from(&p.pos);
     for (x, v) in p.pos.iter_mut().zip(&p.vel) {

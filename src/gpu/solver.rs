@@ -107,11 +107,15 @@ impl GpuLiquidSolver {
         if let Some(k) = &wall_kernel {
             ctx.queue
                 .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
-            // The entry after the kernel sums: the push's hydrostatic factor, per pass.
+            // The entry after the kernel sums: the push's hydrostatic factor, per pass, and the
+            // share of it the ghosts carry along their walls' planes.
             let part = std::mem::size_of_val(k.table.as_slice()) as u64;
             let grad = k.grad / params.passes.max(1) as f32;
-            ctx.queue
-                .write_buffer(&bufs.wall_table, part, bytemuck::bytes_of(&[grad, 0.0]));
+            ctx.queue.write_buffer(
+                &bufs.wall_table,
+                part,
+                bytemuck::bytes_of(&[grad, k.tangent]),
+            );
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
         // The per-particle arrays go in two parts where they exceed one storage binding.
@@ -452,11 +456,10 @@ impl GpuLiquidSolver {
     }
 
     /// Sort the particles into the grid without moving them (before the first step, whose
-    /// viscosity needs a grid). The velocities (with their kernel sums) are kept in the other
-    /// velocity buffer while the prediction by `dt = 0` overwrites them; the gather then takes
-    /// them as its start-of-step state into the position buffer it does not write (the
-    /// prediction by 0 is the positions themselves), and they are copied back, the
-    /// start-of-step positions becoming the positions.
+    /// viscosity needs a grid): the grid build with `dt = 0` (the prediction by 0 is the
+    /// positions themselves) gathers the velocities (with their kernel sums) into the other
+    /// velocity buffer, which becomes the velocities; the sorted positions are copied into the
+    /// start-of-step buffer.
     pub fn rebuild_grid(&mut self) -> Result<()> {
         if !self.uploaded {
             return Err(Error::Run(
@@ -464,24 +467,19 @@ impl GpuLiquidSolver {
             ));
         }
         self.ensure_dt(0.0);
-        let c = self.cur;
-        let (v, p) = (c.vel, c.pos);
-        let b = &self.bufs;
         let size = self.n as u64 * buffers::VEC4;
         let mut enc = self.ctx.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&b.vel[v], 0, &b.vel[1 - v], 0, size);
-        {
+        let next = {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            self.rec_grid_with(&mut pass, "main", &b.vel[1 - v], &b.pos[p]);
-        }
-        enc.copy_buffer_to_buffer(&b.pos[p], 0, &b.vel[v], 0, size);
-        enc.copy_buffer_to_buffer(&b.pos[1 - p], 0, &b.vel[1 - v], 0, size);
+            self.rec_grid(&mut pass, "main")
+        };
+        let b = &self.bufs;
+        enc.copy_buffer_to_buffer(&b.pos[next.pos], 0, &b.vel[next.vel], 0, size);
         self.ctx.queue.submit([enc.finish()]);
         self.ctx.wait()?;
         self.cur = Cursor {
-            pos: 1 - p,
-            id: 1 - c.id,
-            vel: v,
+            vel: 1 - next.vel,
+            ..next
         };
         self.has_grid = true;
         Ok(())

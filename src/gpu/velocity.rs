@@ -1,6 +1,8 @@
 //! Velocities (shaders/gpu/velocity.wgsl): gravity at the start of the step (`gravity`), the
-//! walls' viscous friction after the viscosity (`wall_friction`) and `v = (x - x_prev)/dt` at
-//! its end (`update`).
+//! walls' viscous friction after the viscosity (`wall_friction`) and at its end (`update`)
+//! the step's velocity (kept in the start-of-step buffer during the step: the predicted
+//! velocity plus the relaxation's displacements over dt) into the velocities, with
+//! `x_prev = x - v dt`.
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::params::Walls;
@@ -66,11 +68,12 @@ pub fn cpu_twin_gravity(vel: &mut [Vec3A], gravity_dt: Vec3A) {
     }
 }
 
-/// CPU twin of `update`: `v = (x - x_prev) / dt` as the CPU step computes it.
-pub fn cpu_twin_update(p: &mut Particles, dt: f32) {
-    let inv_dt = 1.0 / dt;
-    for ((v, x), x0) in p.vel.iter_mut().zip(&p.pos).zip(&p.prev) {
-        *v = (*x - *x0) * inv_dt;
+/// CPU twin of `update`: the step's velocities `step_vel` become the velocities (as the CPU
+/// step keeps them), and `x_prev = x - v dt` (which the GPU keeps for a checkpoint).
+pub fn cpu_twin_update(p: &mut Particles, step_vel: &[Vec3A], dt: f32) {
+    p.vel.copy_from_slice(step_vel);
+    for ((x0, x), v) in p.prev.iter_mut().zip(&p.pos).zip(&p.vel) {
+        *x0 = *x - *v * dt;
     }
 }
 

@@ -1,5 +1,6 @@
 //! Wall collisions (shaders/gpu/walls.wgsl): projection inside the container with restitution
-//! and Coulomb friction, in place; at the end of a step fused with the velocity update.
+//! and Coulomb friction on the step's velocity (kept in the start-of-step buffer during a
+//! step), in place; at the end of a step fused with the velocity update.
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::params::Walls;
@@ -39,8 +40,8 @@ impl WallsPass {
         }
     }
 
-    /// Record the pass at `entry`: the collisions (`main`), or the collisions and then the
-    /// velocity update into `vel` (`with_update`).
+    /// Record the pass at `entry`: the collisions on the step's velocity in `prev` (`main`), or
+    /// the collisions and then the velocity update into `vel` (`with_update`).
     #[allow(clippy::too_many_arguments)]
     pub fn dispatch(
         &self,
@@ -58,7 +59,8 @@ impl WallsPass {
     }
 }
 
-/// CPU twin: the CPU backend's wall collisions.
+/// CPU twin: the CPU step's wall collisions on the step's velocities `p.vel` (which the GPU
+/// keeps in the start-of-step buffer during a step).
 pub fn cpu_twin(p: &mut Particles, w: &Walls, dt: f32) {
-    walls::apply_walls(p, w, dt);
+    walls::apply_walls_to_velocity(p, w, dt);
 }

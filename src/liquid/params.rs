@@ -9,7 +9,8 @@ pub struct Phase {
     pub mass: f32,
     /// Rest density of the block, kg/m^3 (only used to report a physical density).
     pub rest_density: f32,
-    /// Pressure factor: `P = k_eff (rho - rho0)` in m/s^2, `k_eff = k / (rho0 h)`.
+    /// Pressure factor: `P = k_eff (rho - rho0)` in m/s^2, `k_eff = 2 k / (rho0 C)` (`C` the
+    /// lattice moment of `wall_kernel::lattice_moment`), so the reported pressure grows at `rho g`.
     pub k_eff: f32,
     /// Near-pressure factor: `P_near = k_near_eff rho_near`.
     pub k_near_eff: f32,

@@ -321,13 +321,6 @@ impl RelaxationBuffers {
     }
 }
 
-/// Apply the displacements computed by [`displacements`].
-pub fn apply_displacements(pos: &mut [Vec3A], dx: &[Vec3A]) {
-    pos.par_iter_mut()
-        .zip(dx.par_iter())
-        .for_each(|(x, d)| *x += *d);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

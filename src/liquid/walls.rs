@@ -5,15 +5,26 @@ use super::particles::Particles;
 use glam::Vec3A;
 use rayon::prelude::*;
 
-/// Resolve one particle against the walls. `x` is projected inside; `prev` is moved so that
-/// `(x - prev)/dt` is the post-collision velocity.
+/// Resolve one particle against the walls, its velocity `v` given: `x` is projected inside
+/// and `v` becomes the post-collision velocity. Returns whether the particle was outside.
 #[inline]
-pub fn collide(walls: &Walls, x: &mut Vec3A, prev: &mut Vec3A, dt: f32) {
-    let inside = x.cmpge(walls.lo) & x.cmple(walls.hi);
-    if inside.all() {
-        return;
+pub fn collide_velocity(walls: &Walls, x: &mut Vec3A, v: &mut Vec3A) -> bool {
+    if is_inside(walls, *x) {
+        return false;
     }
-    let mut v = (*x - *prev) / dt;
+    reflect(walls, x, v);
+    true
+}
+
+#[inline]
+fn is_inside(walls: &Walls, x: Vec3A) -> bool {
+    (x.cmpge(walls.lo) & x.cmple(walls.hi)).all()
+}
+
+/// Project `x` onto the walls it lies beyond and take the normal part of `v` into each of
+/// them with restitution, the tangential part with Coulomb friction.
+#[inline]
+fn reflect(walls: &Walls, x: &mut Vec3A, v: &mut Vec3A) {
     for a in 0..3 {
         let (wall, sign) = if x[a] < walls.lo[a] {
             (walls.lo[a], 1.0)
@@ -28,7 +39,7 @@ pub fn collide(walls: &Walls, x: &mut Vec3A, prev: &mut Vec3A, dt: f32) {
             let dvn = -(1.0 + walls.restitution) * vn; // > 0
             v[a] += sign * dvn;
             // Coulomb: the tangential impulse is at most friction * normal impulse.
-            let mut vt = v;
+            let mut vt = *v;
             vt[a] = 0.0;
             let speed = vt.length();
             if speed > 0.0 && walls.friction > 0.0 {
@@ -42,13 +53,20 @@ pub fn collide(walls: &Walls, x: &mut Vec3A, prev: &mut Vec3A, dt: f32) {
             }
         }
     }
-    *prev = *x - v * dt;
 }
 
-/// Resolve every particle against the walls.
-pub fn apply_walls(p: &mut Particles, walls: &Walls, dt: f32) {
+/// Resolve every particle against the walls from the step's velocities (the CPU step's): the
+/// velocities become the post-collision ones, and `prev` of a particle that collided moves so
+/// that `(x - prev)/dt` is its velocity. (The GPU's walls pass does the same on its step's
+/// velocity.)
+pub fn apply_walls_to_velocity(p: &mut Particles, walls: &Walls, dt: f32) {
     p.pos
         .par_iter_mut()
+        .zip(p.vel.par_iter_mut())
         .zip(p.prev.par_iter_mut())
-        .for_each(|(x, prev)| collide(walls, x, prev, dt));
+        .for_each(|((x, v), prev)| {
+            if collide_velocity(walls, x, v) {
+                *prev = *x - *v * dt;
+            }
+        });
 }

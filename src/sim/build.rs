@@ -5,6 +5,7 @@ use crate::coupling::penalty::PenaltyParams;
 use crate::coupling::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use crate::joints::{Joint, JointKind};
 use crate::liquid::params::{Phase, Walls, default_near_stiffness, rest_kernel_sum};
+use crate::liquid::wall_kernel::lattice_moment;
 use crate::liquid::{LatticeBlock, LiquidParams, Particles};
 use crate::rigid::{MeshSolid, Primitive, RigidBody, Shape, TriMesh};
 use crate::scene::body::{BodySpec, ShapeSpec};
@@ -103,13 +104,17 @@ fn settle_plan(scene: &Scene, dt: f64) -> SettlePlan {
 fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
     let h = spacing * ratio;
     let rho0 = rest_kernel_sum(ratio, scene.solver.packed_rest);
+    // A pressure gradient G displaces an interior particle by -dt^2 C G / 2 (C the lattice's
+    // sum (1-q) r_y^2 / r, in m), so the liquid at rest grows P = k_eff (rho - rho0) at 2 g / C
+    // with depth; k_eff = 2 k / (rho0 C) makes k (rho - rho0) rho_rest / rho0 grow at rho_rest g.
+    let c = lattice_moment(spacing, h);
     let phases = scene
         .liquid
         .iter()
         .map(|b| Phase {
             mass: (b.density * spacing.powi(3)) as f32,
             rest_density: b.density as f32,
-            k_eff: (b.stiffness / (rho0 * h)) as f32,
+            k_eff: (2.0 * b.stiffness / (rho0 * c)) as f32,
             k_near_eff: (near_stiffness(scene, b, spacing, ratio) / (rho0 * h)) as f32,
             cohesion: b.cohesion,
             sigma: b.viscosity.sigma as f32,
