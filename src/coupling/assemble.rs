@@ -1,6 +1,6 @@
 //! Baraff's contact problem in the structured form `D + J W J^T` (docs/design.md, step 8), and the
 //! impulses of its solution applied back (step 9).
-use super::body_contacts::BodyContact;
+use super::body_contacts::{BodyContact, reduce_patch_each};
 use super::liquid_body::first_of_slot_into;
 use super::touches::{LiquidTouch, WallNormals, walls_under};
 use crate::lcp::{StructuredProblem, StructuredRow, body_inverse_mass};
@@ -135,6 +135,12 @@ pub struct AssembleBuffers {
     clamp: Vec<Clamp>,
     dyn_bodies: Vec<usize>,
     dv: Vec<DVec3>,
+    /// The rows through particles the walls hold entirely: (row, body, point, normal).
+    wedged: Vec<(usize, u32, DVec3, DVec3)>,
+    /// One group of them (point, index into `wedged`), for [`reduce_patch_each`].
+    patch: Vec<(DVec3, f64)>,
+    /// Per row of `wedged`: grouped yet, kept.
+    state: Vec<(bool, bool)>,
 }
 
 /// What goes into one step's problem besides the bodies.
@@ -158,6 +164,62 @@ pub struct Contacts<'a> {
     /// Whether newly approaching contacts bounce with their restitution (false: the step is
     /// solved perfectly inelastic).
     pub bounce: bool,
+}
+
+/// Two wedged rows of one body whose normals lie within this cosine (2 degrees) share a plane.
+const WEDGED_PLANE_COS: f64 = 0.9994;
+
+/// Drop the rows through particles the walls hold entirely (no particle share: the body rests
+/// on the wall through them) that lie inside the patch of the others on the same body and
+/// plane: of each such patch, [`reduce_patch_each`] keeps at most its four corners. A rigid
+/// body's frictionless forces at a point inside the patch are a blend of the corners' (the
+/// same normal), and its speed there a blend of theirs, so the kept rows ask the same of the
+/// body; the dropped rows would only add linearly dependent rows. A box on a film over the
+/// floor had 80 such rows, on which block pivoting cycled and the dense fallback found the
+/// problem singular. Only without liquid friction (no friction rows refer to the normal rows).
+fn drop_inner_wedged_rows(
+    rows: &mut Vec<StructuredRow>,
+    wedged: &mut Vec<(usize, u32, DVec3, DVec3)>,
+    patch: &mut Vec<(DVec3, f64)>,
+    state: &mut Vec<(bool, bool)>,
+) {
+    if wedged.len() < 5 {
+        wedged.clear();
+        return;
+    }
+    state.clear();
+    state.resize(wedged.len(), (false, false));
+    for seed in 0..wedged.len() {
+        if state[seed].0 {
+            continue;
+        }
+        let (_, body, _, normal) = wedged[seed];
+        patch.clear();
+        for (k, &(_, b, point, n)) in wedged.iter().enumerate().skip(seed) {
+            if !state[k].0 && b == body && n.dot(normal) > WEDGED_PLANE_COS {
+                state[k].0 = true;
+                patch.push((point, k as f64));
+            }
+        }
+        reduce_patch_each(patch, normal, |(_, k)| state[k as usize].1 = true);
+    }
+    // The rows to drop, in row order (`wedged` is in row order).
+    let mut drop = wedged
+        .iter()
+        .zip(state.iter())
+        .filter(|(_, s)| !s.1)
+        .map(|(w, _)| w.0)
+        .peekable();
+    let mut row = 0;
+    rows.retain(|_| {
+        let keep = drop.peek() != Some(&row);
+        if !keep {
+            drop.next();
+        }
+        row += 1;
+        keep
+    });
+    wedged.clear();
 }
 
 /// Baraff's A in the structured form, one row per liquid contact and per body contact (plus
@@ -252,6 +314,9 @@ pub fn assemble(
             // correction keeps it out of both.
             continue;
         }
+        if row.particle.is_none() && c.liquid_friction == 0.0 {
+            buf.wedged.push((normal_row, lc.body, lc.point, lc.normal));
+        }
         prob.rows.push(row);
         if c.liquid_friction > 0.0 {
             let (t1, t2) = lc.normal.any_orthonormal_pair();
@@ -265,6 +330,12 @@ pub fn assemble(
             }
         }
     }
+    drop_inner_wedged_rows(
+        &mut prob.rows,
+        &mut buf.wedged,
+        &mut buf.patch,
+        &mut buf.state,
+    );
     for sc in c.solid {
         let a = &bodies[sc.a as usize];
         let b = sc.b.map(|b| &bodies[b as usize]);
@@ -434,5 +505,70 @@ mod tests {
             ..ceiling
         };
         assert_eq!(first_q(&b, &walls, &[side]).0, 0.0);
+    }
+
+    #[test]
+    fn a_film_under_a_body_leaves_the_corners_of_its_wedged_rows() {
+        // A 5 x 5 grid of film particles under the box, each pressed into the floor: 25 rows
+        // through particles the floor holds entirely. Of the patch, its four corners are kept
+        // (the others' forces and speeds are blends of theirs), in row order; the body is
+        // asked the same of at each corner as before.
+        let (b, walls) = box_on_a_film();
+        let liquid: Vec<LiquidTouch> = (0..25)
+            .map(|k| {
+                let mut t = film_particle();
+                t.contact.slot = k;
+                t.id = k;
+                let (i, j) = (f64::from(k % 5) - 2.0, f64::from(k / 5) - 2.0);
+                t.contact.point = DVec3::new(0.5 + 0.005 * i, 0.0025, 0.5 + 0.005 * j);
+                t
+            })
+            .collect();
+        let c = Contacts {
+            liquid: &liquid,
+            solid: &[],
+            walls: Some(&walls),
+            spacing: 0.005,
+            v_rest: 2.0 * 9.81 * 1e-4,
+            liquid_friction: 0.0,
+            liquid_restitution: 0.5,
+            bounce: true,
+        };
+        let mut prob = StructuredProblem::default();
+        let mut buf = AssembleBuffers::default();
+        assemble(
+            std::slice::from_ref(&b),
+            &c,
+            &mut prob,
+            &mut Vec::new(),
+            &mut buf,
+        );
+        assert_eq!(prob.rows.len(), 4, "the patch's corners");
+        assert!(prob.rows.iter().all(|r| r.particle.is_none()));
+        // The corners' rows: their torque arms reach the patch's corners (x, z = +-0.01 m).
+        for r in &prob.rows {
+            let j = r.body_terms().next().expect("a body row").j;
+            assert!(
+                (j[3].abs() - 0.01).abs() < 1e-12 && (j[5].abs() - 0.01).abs() < 1e-12,
+                "{j:?}"
+            );
+        }
+        // With liquid friction the rows stay (friction rows refer to them).
+        let c = Contacts {
+            liquid_friction: 0.5,
+            ..c
+        };
+        assemble(
+            std::slice::from_ref(&b),
+            &c,
+            &mut prob,
+            &mut Vec::new(),
+            &mut buf,
+        );
+        assert_eq!(
+            prob.rows.len(),
+            75,
+            "25 normal rows and their friction rows"
+        );
     }
 }
