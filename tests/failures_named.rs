@@ -471,3 +471,26 @@ fn huge_frame_lists_and_dense_problems_are_refused() {
     assert_eq!(r.status.code(), Some(2), "{err}");
     assert!(err.contains("GiB") && err.contains("block_pivot"), "{err}");
 }
+
+/// The scan that checks a run's files finds a NaN token in a text file and none in a binary
+/// file whose bytes spell one by chance (the checkpoint is binary: "nAN" between two
+/// non-letters once failed a run that had no NaN).
+#[test]
+fn the_scan_reads_text_files_for_nan_tokens_and_leaves_binary_files_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("rigid_states.csv");
+    std::fs::write(&csv, "frame,x\n0,0.5\n1,NaN\n").unwrap();
+    let found = common::scan::first_non_finite(&csv).expect("the CSV's NaN is found");
+    assert!(found.ends_with("token NaN"), "{found}");
+    std::fs::write(&csv, "frame,x\n0,0.5\n1,-inf\n").unwrap();
+    assert!(
+        common::scan::first_non_finite(&csv).is_some(),
+        "the CSV's -inf"
+    );
+    std::fs::write(&csv, "frame,x\n0,0.5\n1,0.25\n").unwrap();
+    assert_eq!(common::scan::first_non_finite(&csv), None);
+    let bin = dir.path().join("checkpoint.bin");
+    std::fs::write(&bin, [0x01, 0x00, 0x20, b'n', b'A', b'N', 0x07, 0x00]).unwrap();
+    assert_eq!(common::scan::first_non_finite(&bin), None);
+    assert_eq!(common::scan::non_finite_under(dir.path()), None);
+}
