@@ -458,10 +458,14 @@ mod tests {
         }
     }
 
-    fn first_q(body: &RigidBody, walls: &Walls, solid: &[BodyContact]) -> (f64, f64) {
-        let liquid = [film_particle()];
-        let c = Contacts {
-            liquid: &liquid,
+    /// The contacts of `liquid` and `solid` in `walls` at spacing 0.005, without friction.
+    fn film_contacts<'a>(
+        liquid: &'a [LiquidTouch],
+        solid: &'a [BodyContact],
+        walls: &'a Walls,
+    ) -> Contacts<'a> {
+        Contacts {
+            liquid,
             solid,
             walls: Some(walls),
             spacing: 0.005,
@@ -469,7 +473,12 @@ mod tests {
             liquid_friction: 0.0,
             liquid_restitution: 0.5,
             bounce: true,
-        };
+        }
+    }
+
+    fn first_q(body: &RigidBody, walls: &Walls, solid: &[BodyContact]) -> (f64, f64) {
+        let liquid = [film_particle()];
+        let c = film_contacts(&liquid, solid, walls);
         let mut prob = StructuredProblem::default();
         assemble(
             std::slice::from_ref(body),
@@ -524,16 +533,7 @@ mod tests {
                 t
             })
             .collect();
-        let c = Contacts {
-            liquid: &liquid,
-            solid: &[],
-            walls: Some(&walls),
-            spacing: 0.005,
-            v_rest: 2.0 * 9.81 * 1e-4,
-            liquid_friction: 0.0,
-            liquid_restitution: 0.5,
-            bounce: true,
-        };
+        let c = film_contacts(&liquid, &[], &walls);
         let mut prob = StructuredProblem::default();
         let mut buf = AssembleBuffers::default();
         assemble(
