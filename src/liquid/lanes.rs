@@ -16,9 +16,12 @@ pub fn chunk<T: Copy>(xs: &[T], pad: T) -> [T; LANES] {
     if let Ok(full) = <[T; LANES]>::try_from(xs) {
         return full;
     }
+    // A fixed-length loop (a loop over `xs` calls memcpy for the short copy).
     let mut out = [pad; LANES];
-    for (o, &x) in out.iter_mut().zip(xs) {
-        *o = x;
+    for (k, o) in out.iter_mut().enumerate() {
+        if k < xs.len() {
+            *o = xs[k];
+        }
     }
     out
 }

@@ -192,8 +192,7 @@ impl NeighbourLists {
                 .zip(self.dist.par_chunks_mut(stride * BLOCK))
                 .zip(self.count.par_chunks_mut(BLOCK))
                 .enumerate()
-                .map(|(b, ((slots, dist), count))| {
-                    let mut cand = CellCandidates::new();
+                .map_init(CellCandidates::new, |cand, (b, ((slots, dist), count))| {
                     let (mut most, mut reach) = (0, 0);
                     for k in 0..count.len() {
                         let i = b * BLOCK + k;
@@ -533,15 +532,16 @@ impl CellCandidates {
                     _mm512_storeu_ps(dist.as_mut_ptr().add(c), found_d);
                 }
             } else if c < len {
-                let (mut s, mut r) = ([0u32; 16], [0.0f32; 16]);
-                // SAFETY: each array holds 16 entries.
-                unsafe {
-                    _mm512_storeu_si512(s.as_mut_ptr().cast(), found);
-                    _mm512_storeu_ps(r.as_mut_ptr(), found_d);
-                }
+                // The first `keep` lanes only, by a masked store (a copy through a buffer
+                // called memcpy for every vector past a long row's 16th entry).
                 let keep = n.min(len - c);
-                slots[c..c + keep].copy_from_slice(&s[..keep]);
-                dist[c..c + keep].copy_from_slice(&r[..keep]);
+                let first_keep = ((1u32 << keep) - 1) as __mmask16;
+                // SAFETY: c + keep <= len entries of both rows; masked-off lanes are not
+                // written.
+                unsafe {
+                    _mm512_mask_storeu_epi32(slots.as_mut_ptr().add(c).cast(), first_keep, found);
+                    _mm512_mask_storeu_ps(dist.as_mut_ptr().add(c), first_keep, found_d);
+                }
             }
             c += n;
         }

@@ -157,11 +157,15 @@ impl LiquidSolver {
             }
         });
         times.time(Phase::Integrate, || {
-            p.prev.copy_from_slice(&p.pos);
+            // The previous positions kept in the same parallel pass (a serial copy before).
             p.pos
                 .par_iter_mut()
+                .zip(p.prev.par_iter_mut())
                 .zip(p.vel.par_iter())
-                .for_each(|(x, v)| *x += *v * dt);
+                .for_each(|((x, x0), v)| {
+                    *x0 = *x;
+                    *x += *v * dt;
+                });
         });
         self.rebuild_timed(p, times)?;
         self.buffers.resize(p.len());
