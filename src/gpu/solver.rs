@@ -108,14 +108,13 @@ impl GpuLiquidSolver {
             ctx.queue
                 .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
             // The entry after the kernel sums: the push's hydrostatic factor, per pass, and the
-            // lattice's moment C (the ghosts' share of the hydrostatic difference,
-            // wall_kernel::support_share).
+            // share of it the ghosts carry along their walls' planes.
             let part = std::mem::size_of_val(k.table.as_slice()) as u64;
             let grad = k.grad / params.passes.max(1) as f32;
             ctx.queue.write_buffer(
                 &bufs.wall_table,
                 part,
-                bytemuck::bytes_of(&[grad, k.moment]),
+                bytemuck::bytes_of(&[grad, k.tangent]),
             );
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
@@ -583,7 +582,7 @@ impl GpuLiquidSolver {
 }
 
 /// Entries of the walls' GPU table: the kernel sums, then one holding the push's hydrostatic
-/// factor ([`WallKernel::grad`] over the relaxation passes) and [`WallKernel::moment`].
+/// factor ([`WallKernel::grad`] over the relaxation passes).
 fn wall_entries(k: &WallKernel) -> u64 {
     k.table.len() as u64 + 1
 }
