@@ -47,10 +47,11 @@ fn still_tank(nx: u32, ny: u32, nz: u32, spacing: f32, seconds: f32) -> Tank {
     ));
     let mut sim = Simulation::new(&scene.scene);
     let frames = (seconds * 50.0).round() as u32;
-    // Averaged over the second half of the run, the last 1 s (50 frames): rows by rank of
-    // height (the rows stay layered at rest), the pressure over each row's particles two
-    // spacings or more from the side walls. (Over the last 0.5 s alone the rows' slow
-    // rearrangement still shows: one row stood 107 Pa off the line there, 96 Pa over 1 s.)
+    // Averaged over all but the first second of the run (the last 3 s of 4, 150 frames): rows
+    // by rank of height (the rows stay layered at rest), the pressure over each row's
+    // particles two spacings or more from the side walls. (The rows rearrange slowly and the
+    // slope of one run is a chaotic draw: over the last 1 s of a 2 s run it ranged 0.942 to
+    // 1.004 rho0 g as sigma went from 1.96 to 2.05; see the README.)
     let rows = ny as usize;
     let per_row = (nx * nz) as usize;
     let (mut sum_y, mut sum_p, mut cnt_p) =
@@ -58,7 +59,7 @@ fn still_tank(nx: u32, ny: u32, nz: u32, spacing: f32, seconds: f32) -> Tank {
     let mut samples = 0;
     for f in 1..=frames {
         sim.advance_frame().unwrap();
-        if f + 50 <= frames {
+        if f <= 50 {
             continue;
         }
         samples += 1;
@@ -109,9 +110,9 @@ fn fit(points: &[(f32, f32)]) -> (f32, f32) {
 
 #[test]
 fn still_tank_is_hydrostatic_down_to_the_floor() {
-    // A column 20 rows (0.2 m) deep, 10 x 3 particles across, at rest for 2 s, with the walls'
+    // A column 20 rows (0.2 m) deep, 10 x 3 particles across, at rest for 4 s, with the walls'
     // ghost pressure.
-    let t = still_tank(10, 20, 3, 0.01, 2.0);
+    let t = still_tank(10, 20, 3, 0.01, 4.0);
     let (n, s) = (t.heights.len(), t.spacing);
     // The line through the bulk's rows: above the floor row, and below the top eight, which
     // lie in the free surface's skin (the clamped pressure reports negative there).
@@ -151,7 +152,7 @@ fn still_tank_is_hydrostatic_down_to_the_floor() {
             line(r)
         );
     }
-    // The slope: within 5% of rho0 g (0.971 today; see the README).
+    // The slope: within 5% of rho0 g (0.959 today; see the README).
     assert!(
         (0.95..1.05).contains(&slope),
         "pressure grows at {slope} rho0 g with depth"

@@ -24,14 +24,29 @@ fn displace(i: u32, pi: vec4<f32>, acc: vec3<f32>) {
 }
 
 // The walls' push per dt^2 (as WallKernel::push): the pair terms with the ghosts of every wall
-// within h, each carrying the particle's near pressure and the walls' pressure pw plus the
-// hydrostatic difference to its place (gradient grad): all of it along the normals of the
-// walls it lies beyond, the share after the kernel sums' table (WallKernel::tangent) along
-// their planes; clamped at zero; one beyond two walls counts in the first's lattice.
-fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: f32, grad: vec3<f32>) -> vec3<f32> {
+// within h, each carrying the particle's near pressure and the walls' pressure pw.x / pw.y plus
+// the share s of the hydrostatic difference to its place (gradient grad), clamped at zero; one
+// beyond two walls counts in the first's lattice. s completes the liquid's moment pw.z to the
+// lattice's C (after the kernel sums' table) with the ghosts' (wall_kernel::support_share).
+fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>) -> vec3<f32> {
     var g = ghost_walk(xi);
+    var ghosts = 0.0;
+    loop {
+        let ghost = ghost_next(&g);
+        if (ghost.w < 0.0) {
+            break;
+        }
+        let gr = dot(grad, ghost.xyz);
+        ghosts = ghosts + ghost.w * gr * gr / length(ghost.xyz);
+    }
+    let full = wall_table[P.wall_samples + 1u].y * dot(grad, grad);
+    var s = 1.0;
+    if (full > 0.0 && ghosts > 0.0) {
+        s = clamp((full - pw.z) / ghosts, 0.0, 1.0);
+    }
+    let wall_press = pw.x / pw.y;
+    g = ghost_walk(xi);
     var out = vec3<f32>(0.0);
-    let tangent = wall_table[P.wall_samples + 1u].y;
     loop {
         let ghost = ghost_next(&g);
         if (ghost.w < 0.0) {
@@ -39,13 +54,7 @@ fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: f32, grad: vec3<f32>) -> vec3<f32
         }
         let r = ghost.xyz;
         let q = ghost.w;
-        var m = vec3<f32>(tangent);
-        for (var a = 0u; a < 3u; a = a + 1u) {
-            if (r[a] < -g.y[2u * a] || r[a] > g.y[2u * a + 1u]) {
-                m[a] = 1.0;
-            }
-        }
-        let pg = max(pw + dot(grad, r * m), 0.0);
+        let pg = max(wall_press + s * dot(grad, r), 0.0);
         out = out - r * ((0.5 * (pr.x + pg) * q + pr.y * q * q) / length(r));
     }
     return out;
@@ -66,9 +75,9 @@ fn wall_setup(xi: vec3<f32>, body: f32) -> vec4<f32> {
 
 // The walls' pressure at xi, the liquid's around it extrapolated to it, weighted (1-q)^2 (the
 // particle itself with weight 1), as add_wall_push: neighbour at xj with pressure pj added to
-// the sums `pw` (weighted pressure, weight).
+// the sums `pw` (weighted pressure, weight, the liquid's moment (1-q) (grad . r)^2 / |r|).
 fn wall_pressure_pair(xi: vec3<f32>, xj: vec3<f32>, pj: f32, grad: vec3<f32>,
-    pw: ptr<function, vec2<f32>>) {
+    pw: ptr<function, vec3<f32>>) {
     let r = xj - xi;
     let r2 = dot(r, r);
     if (r2 >= P.h * P.h) {
@@ -77,7 +86,8 @@ fn wall_pressure_pair(xi: vec3<f32>, xj: vec3<f32>, pj: f32, grad: vec3<f32>,
     let a = 1.0 - sqrt(r2) / P.h;
     if (a > 0.0) {
         let w2 = a * a;
-        *pw = *pw + vec2<f32>(w2 * (pj - dot(grad, r)), w2);
+        let gr = dot(grad, r);
+        *pw = *pw + vec3<f32>(w2 * (pj - gr), w2, a * gr * gr / sqrt(r2));
     }
 }
 
@@ -129,7 +139,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let mi = phases[u32(pi.w)].mass;
     var acc = vec3<f32>(0.0);
     let wall = wall_setup(pi.xyz, pri.z);
-    var pw = vec2<f32>(pr.x, 1.0);
+    var pw = vec3<f32>(pr.x, 1.0, 0.0);
     let blk = block_around_cell(cell_of_get(i));
     let rows = block_rows(blk);
     for (var row = 0u; row < rows; row = row + 1u) {
@@ -148,7 +158,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
     if (wall.x != 0.0) {
-        acc = acc + wall_push(pi.xyz, pr, pw.x / pw.y, wall.yzw);
+        acc = acc + wall_push(pi.xyz, pr, pw, wall.yzw);
     }
     displace(i, pi, acc);
 }
@@ -188,7 +198,7 @@ fn tiled(
         if (live) {
             wall = wall_setup(pi.xyz, body);
         }
-        var pw = vec2<f32>(pr.x, 1.0);
+        var pw = vec3<f32>(pr.x, 1.0, 0.0);
         for (var k = 0u; k < rows; k = k + 1u) {
             let run = tile_row(k);
             let mine = tile_mine(live, own, k);
@@ -216,7 +226,7 @@ fn tiled(
         }
         if (live) {
             if (wall.x != 0.0) {
-                acc = acc + wall_push(pi.xyz, pr, pw.x / pw.y, wall.yzw);
+                acc = acc + wall_push(pi.xyz, pr, pw, wall.yzw);
             }
             displace(i, pi, acc);
         }

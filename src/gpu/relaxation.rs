@@ -114,7 +114,7 @@ pub fn cpu_twin(
         let k = WallKernel::new(params.spacing, params.h);
         let hs = params.spacing / 2.0;
         let g = params.gravity / params.passes.max(1) as f32;
-        let mut sums = vec![[0.0; 2]; pos.len()];
+        let mut sums = vec![[0.0; 3]; pos.len()];
         boundary::add_wall_push(
             pos, &lists, press, body, w, &k, hs, g, dt, &mut sums, &mut dx,
         );

@@ -108,13 +108,14 @@ impl GpuLiquidSolver {
             ctx.queue
                 .write_buffer(&bufs.wall_table, 0, bytemuck::cast_slice(&k.table));
             // The entry after the kernel sums: the push's hydrostatic factor, per pass, and the
-            // share of it the ghosts carry along their walls' planes.
+            // lattice's moment C (the ghosts' share of the hydrostatic difference,
+            // wall_kernel::support_share).
             let part = std::mem::size_of_val(k.table.as_slice()) as u64;
             let grad = k.grad / params.passes.max(1) as f32;
             ctx.queue.write_buffer(
                 &bufs.wall_table,
                 part,
-                bytemuck::bytes_of(&[grad, k.tangent]),
+                bytemuck::bytes_of(&[grad, k.moment]),
             );
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
@@ -582,7 +583,7 @@ impl GpuLiquidSolver {
 }
 
 /// Entries of the walls' GPU table: the kernel sums, then one holding the push's hydrostatic
-/// factor ([`WallKernel::grad`] over the relaxation passes).
+/// factor ([`WallKernel::grad`] over the relaxation passes) and [`WallKernel::moment`].
 fn wall_entries(k: &WallKernel) -> u64 {
     k.table.len() as u64 + 1
 }

@@ -228,7 +228,7 @@ pub fn add_wall_push(
     half_spacing: f32,
     gravity: Vec3A,
     dt: f32,
-    sums: &mut [[f32; 2]],
+    sums: &mut [[f32; 3]],
     dx: &mut [Vec3A],
 ) {
     in_pool(|| {
@@ -260,7 +260,7 @@ fn add_wall_push_here(
     half_spacing: f32,
     gravity: Vec3A,
     dt: f32,
-    sums: &mut [[f32; 2]],
+    sums: &mut [[f32; 3]],
     dx: &mut [Vec3A],
 ) {
     let dt2 = dt * dt;
@@ -273,7 +273,7 @@ fn add_wall_push_here(
     };
     sums.par_iter_mut()
         .zip(press.par_iter())
-        .for_each(|(s, p)| *s = [p[0], 1.0]);
+        .for_each(|(s, p)| *s = [p[0], 1.0, 0.0]);
     lists.scatter(sums, |i, first, s| {
         let x = pos[i];
         // A neighbour of a slot this far from every wall is not within h of one (a rounding
@@ -283,12 +283,16 @@ fn add_wall_push_here(
         }
         for &j in lists.later_of(i).0 {
             let r = pos[j as usize] - x;
-            let a = 1.0 - r.length() / h;
+            let len = r.length();
+            let a = 1.0 - len / h;
             if a > 0.0 {
                 let (w, g) = (a * a, grad.dot(r));
+                let m = a * g * g / len;
                 let (si, sj) = (i - first, j as usize - first);
-                s[si] = [s[si][0] + w * (press[j as usize][0] - g), s[si][1] + w];
-                s[sj] = [s[sj][0] + w * (press[i][0] + g), s[sj][1] + w];
+                let [pi, wi, mi] = s[si];
+                s[si] = [pi + w * (press[j as usize][0] - g), wi + w, mi + m];
+                let [pj, wj, mj] = s[sj];
+                s[sj] = [pj + w * (press[i][0] + g), wj + w, mj + m];
             }
         }
     });
@@ -297,8 +301,8 @@ fn add_wall_push_here(
         if near(x) >= h || body[i] > 0.0 {
             return;
         }
-        let [num, den] = sums[i];
-        *d += kernel.push(walls, half_spacing, x, press[i], num / den, gravity) * dt2;
+        let [num, den, moment] = sums[i];
+        *d += kernel.push(walls, half_spacing, x, press[i], num / den, moment, gravity) * dt2;
     });
 }
 
@@ -306,7 +310,7 @@ fn add_wall_push_here(
 mod tests {
     use super::*;
     use crate::liquid::params::lattice_kernel_sums;
-    use crate::liquid::wall_kernel::{TANGENT_SHARE, ghost_sums, lattice_moment};
+    use crate::liquid::wall_kernel::{ghost_sums, lattice_moment};
 
     #[test]
     fn ghost_layer_completes_the_lattice_at_the_wall() {
@@ -399,62 +403,59 @@ mod tests {
         for y in [0.0f32, 0.003, 0.005, 0.0123] {
             let [_, _, g, gn, ..] = ghost_sums(y as f64, d as f64, h as f64);
             let x = Vec3A::new(y, 0.05, 0.05);
-            let lo = k.push(&walls, 0.005, x, [1.0, 0.5], 1.0, none);
+            let lo = k.push(&walls, 0.005, x, [1.0, 0.5], 1.0, 0.0, none);
             let want = (g + 0.5 * gn) as f32;
             assert!((lo.x - want).abs() < 1e-5 * want, "{y}: {lo} vs {want}");
             assert!(lo.y.abs() < 1e-5 * want && lo.z.abs() < 1e-5 * want, "{lo}");
             let x = Vec3A::new(0.05, 0.095 + 0.005 - y, 0.05);
-            let hi = k.push(&walls, 0.005, x, [1.0, 0.5], 1.0, none);
+            let hi = k.push(&walls, 0.005, x, [1.0, 0.5], 1.0, 0.0, none);
             assert!((hi.y + want).abs() < 1e-5 * want, "{y}: {hi} vs {want}");
         }
         let g = Vec3A::new(0.0, -9.81, 0.0);
-        let mid = k.push(&walls, 0.005, Vec3A::splat(0.05), [1.0, 1.0], 1.0, g);
+        let mid = k.push(&walls, 0.005, Vec3A::splat(0.05), [1.0, 1.0], 1.0, 0.0, g);
         assert_eq!(mid, Vec3A::ZERO);
-        // Under gravity at zero pressure: the floor's ghosts give a first-row particle their
-        // share of the hydrostatic support, M_z g (M_z their moment over the lattice's); a
-        // side wall's ghosts only those below it (the ones above are clamped at zero), and of
-        // their hydrostatic difference along the wall only the share `tangent`.
+        // Under gravity at zero pressure, with the liquid's moment of the lattice's first row
+        // (the lattice's C less the ghosts'): the floor's ghosts give a first-row particle
+        // their share of the hydrostatic support, M_z g (M_z their moment over the lattice's);
+        // a side wall's ghosts only those below it (the ones above are clamped at zero).
         let [.., mz, mt] = ghost_sums(0.005, d as f64, h as f64);
         let c = lattice_moment(d as f64, h as f64);
-        let side = k.push(
-            &walls,
-            0.005,
-            Vec3A::new(0.005, 0.05, 0.05),
-            [0.0, 0.0],
-            0.0,
-            g,
-        );
-        let floor = k.push(
-            &walls,
-            0.005,
-            Vec3A::new(0.05, 0.005, 0.05),
-            [0.0, 0.0],
-            0.0,
-            g,
-        );
-        let (want_floor, want_side) = (
-            (mz / c) as f32 * 9.81,
-            (0.5 * mt / c) as f32 * 9.81 * TANGENT_SHARE,
-        );
+        let g2 = (g * k.grad).length_squared();
+        let lattice = |m: f64| ((c - m) as f32) * g2;
+        let push_at = |x: Vec3A, moment: f32| k.push(&walls, 0.005, x, [0.0, 0.0], 0.0, moment, g);
+        let side_x = Vec3A::new(0.005, 0.05, 0.05);
+        let floor = push_at(Vec3A::new(0.05, 0.005, 0.05), lattice(mz));
+        let side = push_at(side_x, lattice(mt));
+        let (want_floor, want_side) = ((mz / c) as f32 * 9.81, (0.5 * mt / c) as f32 * 9.81);
         assert!(want_side > 0.02 * 9.81, "{want_side}");
         assert!((floor.y - want_floor).abs() < 1e-4 * want_floor, "{floor}");
         assert!((side.y - want_side).abs() < 1e-4 * want_side, "{side}");
         assert!(side.x > 0.0, "{side}");
+        // Liquid packed closer than the lattice (its moment half the ghosts' above the
+        // lattice's) leaves the ghosts half the difference; packed as the whole lattice, none;
+        // sparser than the lattice (a free surface above), the mirror image still.
+        let half = push_at(side_x, lattice(0.5 * mt));
+        assert!(
+            (half.y - 0.5 * want_side).abs() < 1e-3 * want_side,
+            "{half}"
+        );
+        assert_eq!(push_at(side_x, lattice(0.0)), Vec3A::ZERO);
+        assert_eq!(push_at(side_x, 0.0), side);
     }
 
     #[test]
     fn a_closed_lattice_at_hydrostatic_pressure_stays_put_at_every_wall() {
         // A 7 x 8 x 6 lattice filling a closed box, its pressure rising linearly with depth at
         // the gradient that holds it against gravity (all ghosts' pressure positive) and a
-        // uniform near pressure: with ghosts that are the mirror image (all the hydrostatic
-        // difference along the walls too) every particle, in the corners and along the edges
-        // too (where two or three walls' ghosts overlap), gets a relaxation displacement that
-        // cancels gravity's, and kernel sums of the full lattice.
+        // uniform near pressure: the ghosts' share of the hydrostatic difference comes out 1
+        // (the mirror image: the liquid's moment and the ghosts' make the lattice's) and
+        // every particle, in the corners and along the edges too (where two or three walls'
+        // ghosts overlap), gets a relaxation displacement that cancels gravity's, and kernel
+        // sums of the full lattice.
         for ratio in [1.5f32, 2.0, 2.5] {
             let (d, hs) = (0.01f32, 0.005f32);
             let h = ratio * d;
-            let mut k = WallKernel::new(d, h);
-            k.tangent = 1.0;
+            let k = WallKernel::new(d, h);
             let (nx, ny, nz) = (7, 8, 6);
             let walls = Walls {
                 lo: Vec3A::splat(hs),
@@ -480,9 +481,11 @@ mod tests {
                 .collect();
             let (full, full_near) = lattice_kernel_sums(ratio as f64);
             let (mut worst, mut worst_sum) = (0.0f32, 0.0f64);
+            let grad = g * k.grad;
             for (i, &xi) in pos.iter().enumerate() {
-                let mut acc = k.push(&walls, hs, xi, press[i], press[i][0], g);
+                let mut acc = Vec3A::ZERO;
                 let [mut s, mut sn] = k.sums_once(&walls, hs, xi);
+                let mut moment = 0.0;
                 for (j, &xj) in pos.iter().enumerate() {
                     let r = xj - xi;
                     let len = r.length();
@@ -492,8 +495,10 @@ mod tests {
                         acc -= r * (0.5 * (p * q + n * q * q) / len);
                         s += q * q;
                         sn += q * q * q;
+                        moment += q * grad.dot(r).powi(2) / len;
                     }
                 }
+                acc += k.push(&walls, hs, xi, press[i], press[i][0], moment, g);
                 worst = worst.max((acc + g).length());
                 // The kernel sums too: the real neighbours and the ghosts make the full lattice.
                 worst_sum = worst_sum
@@ -506,6 +511,71 @@ mod tests {
                 "ratio {ratio}: kernel sums off by {worst_sum}"
             );
         }
+    }
+
+    #[test]
+    fn a_side_wall_supports_what_a_closer_packing_leaves_out() {
+        // A lattice squeezed to 0.9 spacing across (x and z) in a closed box, its pressure
+        // rising at the lattice's hydrostatic gradient: the liquid around a particle at a side
+        // wall (away from the floor and the lid) has more moment than the lattice's, so the
+        // mirror image holds it up too hard; with the ghosts' share (support_share) its
+        // vertical displacement cancels gravity's.
+        let (d, hs, ratio, squeeze) = (0.01f32, 0.005f32, 2.0f32, 0.9f32);
+        let h = ratio * d;
+        let k = WallKernel::new(d, h);
+        let (nx, ny, nz) = (6, 8, 6);
+        let across = |i: i32| hs + i as f32 * d * squeeze;
+        let walls = Walls {
+            lo: Vec3A::splat(hs),
+            hi: Vec3A::new(across(nx - 1), hs + (ny - 1) as f32 * d, across(nz - 1)),
+            restitution: 0.0,
+            friction: 0.0,
+            drag: 0.0,
+            drag_reach: 0.0,
+        };
+        let mut pos = Vec::new();
+        for i in 0..nx {
+            for j in 0..ny {
+                for l in 0..nz {
+                    pos.push(Vec3A::new(across(i), hs + j as f32 * d, across(l)));
+                }
+            }
+        }
+        let g = Vec3A::new(0.0, -9.81, 0.0);
+        let grad = g * k.grad;
+        let top = walls.hi.y + h;
+        let press = |x: Vec3A| [k.grad * 9.81 * (top - x.y), 3.0];
+        let (mut worst, mut mirror_least, mut checked) = (0.0f32, f32::INFINITY, 0);
+        for &xi in &pos {
+            let row = ((xi.y - hs) / d).round() as i32;
+            let at_side = xi.x < hs + 0.5 * d || xi.x > walls.hi.x - 0.5 * d;
+            if !(2..ny - 2).contains(&row) || !at_side {
+                continue;
+            }
+            let pi = press(xi);
+            let (mut acc, mut moment) = (Vec3A::ZERO, 0.0);
+            for &xj in &pos {
+                let r = xj - xi;
+                let len = r.length();
+                let q = 1.0 - len / h;
+                if len > 0.0 && q > 0.0 {
+                    let pj = press(xj);
+                    acc -= r * (0.5 * ((pi[0] + pj[0]) * q + (pi[1] + pj[1]) * q * q) / len);
+                    moment += q * grad.dot(r).powi(2) / len;
+                }
+            }
+            let shared = acc + k.push(&walls, hs, xi, pi, pi[0], moment, g);
+            let mirror = acc + k.push(&walls, hs, xi, pi, pi[0], 0.0, g);
+            worst = worst.max((shared.y + g.y).abs());
+            mirror_least = mirror_least.min(mirror.y + g.y);
+            checked += 1;
+        }
+        assert!(checked >= 40, "{checked} particles checked");
+        assert!(worst < 1e-3 * 9.81, "off by {worst} m/s^2 with the share");
+        assert!(
+            mirror_least > 0.02 * 9.81,
+            "the mirror image holds up by only {mirror_least} m/s^2"
+        );
     }
 
     #[test]
@@ -547,7 +617,7 @@ mod tests {
             0.005,
             g,
             1e-3,
-            &mut [[0.0; 2]; 2],
+            &mut [[0.0; 3]; 2],
             &mut dx,
         );
         assert_eq!(dx[near], Vec3A::ZERO);
@@ -564,7 +634,7 @@ mod tests {
             0.005,
             g,
             1e-3,
-            &mut [[0.0; 2]; 2],
+            &mut [[0.0; 3]; 2],
             &mut dx,
         );
         assert!(dx[near].y > 1e-6, "{}", dx[near]);

@@ -302,8 +302,9 @@ pub struct RelaxationBuffers {
     pub dx: Vec<Vec3A>,
     /// The bodies' part of the kernel sums (zero away from every body).
     pub body: Vec<f32>,
-    /// Per slot, the walls' weighted pressure and weight (a scatter over the neighbour lists).
-    pub pairs: Vec<[f32; 2]>,
+    /// Per slot, the walls' weighted pressure, weight and the liquid's moment (a scatter over
+    /// the neighbour lists; `boundary::add_wall_push`).
+    pub pairs: Vec<[f32; 3]>,
     /// Per slot, the kernel sums of a later pass in double precision (a scatter over the
     /// neighbour lists).
     pub kernel: Vec<[f64; 2]>,
@@ -316,7 +317,7 @@ impl RelaxationBuffers {
         self.press.resize(n, [0.0; 2]);
         self.dx.resize(n, Vec3A::ZERO);
         self.body.resize(n, 0.0);
-        self.pairs.resize(n, [0.0; 2]);
+        self.pairs.resize(n, [0.0; 3]);
         self.kernel.resize(n, [0.0; 2]);
     }
 }

@@ -1,22 +1,13 @@
 //! The walls' ghost matter: the kernel sums of a cubic lattice of ghost particles filling the
 //! half-space beyond each wall, tabulated by the particle's distance from the wall plane, and
 //! the ghosts' push in the relaxation (pressure mirroring with Adami et al. 2012's
-//! extrapolation, the hydrostatic difference along the walls' planes at [`TANGENT_SHARE`]),
-//! walked ghost by ghost; the GPU twin is shaders/gpu/ghosts.wgsl (the push's in
-//! shaders/gpu/relaxation.wgsl).
+//! extrapolation, the hydrostatic difference at the share [`support_share`] that completes the
+//! liquid's own support), walked ghost by ghost; the GPU twin is shaders/gpu/ghosts.wgsl (the
+//! push's in shaders/gpu/relaxation.wgsl).
 use super::params::Walls;
 use glam::Vec3A;
 /// Table entries of [`WallKernel`] over distances `[0, h]`.
 pub const WALL_TABLE_SAMPLES: usize = 64;
-
-/// The share of the hydrostatic difference along a wall's plane that its ghosts carry
-/// ([`WallKernel::push`]), measured, not derived: the mirror image (1) makes the side walls
-/// hold up part of the liquid's weight (a still tank 3 particles deep grows its pressure at
-/// 0.924 `rho0 g`; floating boxes sit at 1.00 to 1.02 of Archimedes' draft), a half leaves it
-/// at 0.999 `rho0 g` but floating boxes float high (0.907 of the draft at density ratio 0.3);
-/// three quarters keeps both within 5%: 0.971 `rho0 g`, drafts 0.962 to 1.005 (see README,
-/// *Liquid at walls and floors*).
-pub const TANGENT_SHARE: f32 = 0.75;
 
 /// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of the ghost matter beyond a wall, tabulated by
 /// the distance of the particle's centre from the wall plane, and the hydrostatic factor of
@@ -30,9 +21,8 @@ pub struct WallKernel {
     pub grad: f32,
     /// Lattice spacing, m.
     pub spacing: f32,
-    /// The share of the hydrostatic difference a ghost carries along its walls' planes
-    /// ([`TANGENT_SHARE`]; along the normals of the walls it lies beyond it carries all of it).
-    pub tangent: f32,
+    /// `C`, the interior lattice's moment `sum (1-q) r_y^2/r` ([`lattice_moment`]), m.
+    pub moment: f32,
     /// Kernel radius, m.
     pub h: f32,
 }
@@ -89,6 +79,24 @@ pub fn lattice_moment(d: f64, h: f64) -> f64 {
     c
 }
 
+/// The share of the hydrostatic difference the walls' ghosts carry at a particle: a pressure
+/// gradient `G` moves a particle by `-dt^2 G . M / 2` (`M` the moment `sum (1-q) (G . r)^2 /
+/// r / |G|^2` of its neighbours), so a particle needs the bulk's gradient (`M = C`, the
+/// lattice's `lattice_moment`) when the ghosts carry `s = (C - M_liquid) / M_ghosts` of it.
+/// Arguments are the moments times `|G|^2`: `full` = `C |G|^2`, `liquid` the liquid's around
+/// the particle, `ghosts` the ghosts'. On the lattice `M_liquid + M_ghosts = C` and `s` is 1 (the
+/// mirror image). Clamped to `[0, 1]`: where the liquid's moment falls short of the
+/// lattice's, the part above a free surface is missing, which no ghost stands in for; 1 where
+/// there is no gradient or no ghost.
+#[inline]
+pub fn support_share(full: f32, liquid: f32, ghosts: f32) -> f32 {
+    if full > 0.0 && ghosts > 0.0 {
+        ((full - liquid) / ghosts).clamp(0.0, 1.0)
+    } else {
+        1.0
+    }
+}
+
 impl WallKernel {
     /// The table for liquid spacing `spacing` and kernel radius `h`.
     pub fn new(spacing: f32, h: f32) -> WallKernel {
@@ -99,11 +107,12 @@ impl WallKernel {
                 [s[0] as f32, s[1] as f32]
             })
             .collect();
+        let c = lattice_moment(spacing as f64, h as f64);
         WallKernel {
             table,
-            grad: (2.0 / lattice_moment(spacing as f64, h as f64)) as f32,
+            grad: (2.0 / c) as f32,
             spacing,
-            tangent: TANGENT_SHARE,
+            moment: c as f32,
             h,
         }
     }
@@ -128,8 +137,7 @@ impl WallKernel {
     }
 
     /// Visit the walls' ghosts within `h` of a particle at `x` (the lattices of
-    /// [`ghost_sums`]), `f(r, |r|, 1 - |r|/h, n)` with `r` the ghost's offset from the particle
-    /// and `n` 1 on each axis along which the ghost lies beyond a wall, else 0. A
+    /// [`ghost_sums`]), `f(r, |r|, 1 - |r|/h)` with `r` the ghost's offset from the particle. A
     /// ghost beyond two walls (an edge or a corner) is visited once, in the first wall's
     /// lattice (walls in the order x lo, x hi, y lo, y hi, z lo, z hi).
     #[inline]
@@ -138,7 +146,7 @@ impl WallKernel {
         walls: &Walls,
         half_spacing: f32,
         x: Vec3A,
-        mut f: impl FnMut(Vec3A, f32, f32, Vec3A),
+        mut f: impl FnMut(Vec3A, f32, f32),
     ) {
         let (h, d) = (self.h, self.spacing);
         // Distance of the particle from each wall plane.
@@ -179,13 +187,7 @@ impl WallKernel {
                         let len = r.length();
                         let q = 1.0 - len / h;
                         if q > 0.0 && !(0..w).any(|e| beyond(e, r)) {
-                            let mut normal = Vec3A::ZERO;
-                            for e in 0..3 {
-                                if beyond(2 * e, r) || beyond(2 * e + 1, r) {
-                                    normal[e] = 1.0;
-                                }
-                            }
-                            f(r, len, q, normal);
+                            f(r, len, q);
                         }
                     }
                 }
@@ -200,7 +202,7 @@ impl WallKernel {
     #[inline]
     pub fn sums_once(&self, walls: &Walls, half_spacing: f32, x: Vec3A) -> [f32; 2] {
         let (mut s, mut sn) = (0.0f32, 0.0f32);
-        self.for_each_ghost(walls, half_spacing, x, |_, _, q, _| {
+        self.for_each_ghost(walls, half_spacing, x, |_, _, q| {
             let q2 = q * q;
             s += q2;
             sn += q2 * q;
@@ -211,12 +213,15 @@ impl WallKernel {
     /// The walls' push on a particle at `x` with pressure and near pressure `press` under
     /// gravity `gravity`, per `dt^2`: the relaxation's pair terms with the walls' ghosts
     /// ([`WallKernel::for_each_ghost`]), each ghost carrying the particle's near pressure and
-    /// the walls' pressure at the particle `wall_press` plus the hydrostatic difference to the
-    /// ghost's place, `P_g = max(P_w + grad gravity . (m r), 0)` (Adami et al. 2012's
-    /// extrapolation with gravity, clamped as the liquid's pressure is: a ghost beside the
-    /// surface would otherwise pull the particle up), `m` 1 along the normals of the walls the
-    /// ghost lies beyond and [`WallKernel::tangent`] along their planes. `gravity` is the part
-    /// of gravity one relaxation pass balances (gravity over the passes).
+    /// the walls' pressure at the particle `wall_press` plus the share `s` of the hydrostatic
+    /// difference to the ghost's place, `P_g = max(P_w + s grad gravity . r, 0)` (Adami et al.
+    /// 2012's extrapolation with gravity, clamped as the liquid's pressure is: a ghost beside
+    /// the surface would otherwise pull the particle up). `s` is [`support_share`] of
+    /// `liquid_moment`, the liquid's `sum_j (1-q) (G . r)^2 / r` around the particle (`G` =
+    /// `grad gravity`), and the ghosts' same moment: 1 (the mirror image) where the liquid
+    /// lies on the lattice. `gravity` is the part of gravity one relaxation pass balances
+    /// (gravity over the passes).
+    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn push(
         &self,
@@ -225,14 +230,23 @@ impl WallKernel {
         x: Vec3A,
         press: [f32; 2],
         wall_press: f32,
+        liquid_moment: f32,
         gravity: Vec3A,
     ) -> Vec3A {
         let grad = gravity * self.grad;
+        let mut ghost_moment = 0.0f32;
+        self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
+            let g = grad.dot(r);
+            ghost_moment += q * g * g / len;
+        });
+        let s = support_share(
+            self.moment * grad.length_squared(),
+            liquid_moment,
+            ghost_moment,
+        );
         let mut out = Vec3A::ZERO;
-        let tan = self.tangent;
-        self.for_each_ghost(walls, half_spacing, x, |r, len, q, normal| {
-            let m = normal + (Vec3A::ONE - normal) * tan;
-            let pg = (wall_press + grad.dot(r * m)).max(0.0);
+        self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
+            let pg = (wall_press + s * grad.dot(r)).max(0.0);
             out -= r * ((0.5 * (press[0] + pg) * q + press[1] * q * q) / len);
         });
         out
