@@ -489,7 +489,7 @@ fn wall_friction_matches_its_cpu_twin() {
     // A strong viscous friction, so that it slows particles within its reach by a lot.
     let scene = SCENE.replace(
         "friction = 0.2",
-        "friction = 0.2\n    viscous_friction = 0.5",
+        "friction = 0.2\n    viscous_friction = 1.0",
     );
     let Some((mut gpu, p, params)) = setup_scene(&scene, true) else {
         return;

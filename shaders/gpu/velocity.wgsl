@@ -30,7 +30,8 @@ fn update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 }
 
 // The walls' viscous friction on the velocity v of a particle at x: each wall within reach
-// adds the rate drag (1 - d/reach)^2 to the axes along it; v / (1 + rate dt), axis by axis.
+// (1.5 spacings) adds the rate drag w(d) to the axes along it, w the hat
+// 1 - |3 d - reach| / (2 reach) (liquid::wall_friction::weight); v / (1 + rate dt), axis by axis.
 fn slow(x: vec3<f32>, v: vec3<f32>) -> vec3<f32> {
     let reach = P.drag_reach;
     let dw = min(x - P.wall_lo, P.wall_hi - x);
@@ -45,8 +46,8 @@ fn slow(x: vec3<f32>, v: vec3<f32>) -> vec3<f32> {
                 d = P.wall_hi[a] - x[a];
             }
             if (d < reach) {
-                let w = 1.0 - max(d, 0.0) / reach;
-                let r = P.drag * w * w;
+                let w = max(1.0 - abs(3.0 * max(d, 0.0) - reach) / (2.0 * reach), 0.0);
+                let r = P.drag * w;
                 for (var b = 0u; b < 3u; b = b + 1u) {
                     if (b != a) {
                         rate[b] = rate[b] + r;

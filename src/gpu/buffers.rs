@@ -56,7 +56,7 @@ pub struct GpuParams {
     pub wall_samples: u32,
     /// Split point of the per-particle arrays bound in two parts (`split::split_point`).
     pub split: u32,
-    /// The walls' viscous friction rate at their planes, 1/s (0: none).
+    /// The walls' viscous friction's peak rate, 1/s (0: none).
     pub drag: f32,
     /// How far from the walls' planes their viscous friction reaches, m.
     pub drag_reach: f32,

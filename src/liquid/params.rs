@@ -33,9 +33,9 @@ pub struct Walls {
     pub restitution: f32,
     /// Coulomb friction coefficient.
     pub friction: f32,
-    /// The viscous friction's rate at the planes above, 1/s (`wall_friction::drag_layer`; 0: none).
+    /// The viscous friction's peak rate, 1/s (`wall_friction::drag`; 0: none).
     pub drag: f32,
-    /// How far from the planes above the viscous friction reaches, m (`h - spacing/2`).
+    /// How far from the planes above the viscous friction reaches, m (1.5 spacings).
     pub drag_reach: f32,
 }
 

@@ -122,13 +122,16 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
         })
         .collect();
     let r = spacing / 2.0;
-    let walls = scene.container.as_ref().map(|c| Walls {
-        lo: Vec3A::from_array(c.min.map(|v| (v + r) as f32)),
-        hi: Vec3A::from_array(c.max.map(|v| (v - r) as f32)),
-        restitution: c.restitution as f32,
-        friction: c.friction as f32,
-        drag: (c.viscous_friction / crate::liquid::wall_friction::drag_layer(spacing, h)) as f32,
-        drag_reach: (h - r) as f32,
+    let walls = scene.container.as_ref().map(|c| {
+        let (drag, drag_reach) = crate::liquid::wall_friction::drag(c.viscous_friction, spacing);
+        Walls {
+            lo: Vec3A::from_array(c.min.map(|v| (v + r) as f32)),
+            hi: Vec3A::from_array(c.max.map(|v| (v - r) as f32)),
+            restitution: c.restitution as f32,
+            friction: c.friction as f32,
+            drag,
+            drag_reach,
+        }
     });
     LiquidParams {
         spacing: spacing as f32,
