@@ -8,6 +8,8 @@ use super::params::Walls;
 use glam::Vec3A;
 /// Table entries of [`WallKernel`] over distances `[0, h]`.
 pub const WALL_TABLE_SAMPLES: usize = 64;
+/// Ghosts [`WallKernel::push`] keeps from its first walk for its second (beyond, it walks twice).
+const PUSH_GHOSTS: usize = 192;
 
 /// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of the ghost matter beyond a wall, tabulated by
 /// the distance of the particle's centre from the wall plane, and the hydrostatic factor of
@@ -166,6 +168,11 @@ impl WallKernel {
             }
         };
         let n = (h / d).ceil() as i32;
+        // Only the rows and columns of the disc `|r| < h` of a layer are walked: a ghost
+        // outside `(i d)^2 + (j d)^2 + z^2 <= h^2 (1 + 1e-4)` has `|r| > h` well beyond
+        // rounding, so `q <= 0` and it is never visited; the kept ghosts go in the same order.
+        let h2 = h * h * (1.0 + 1e-4);
+        let span = |rest: f32| ((rest.max(0.0).sqrt() / d) as i32).min(n);
         for (w, &yw) in y.iter().enumerate() {
             if yw >= h {
                 continue;
@@ -178,8 +185,12 @@ impl WallKernel {
                 if z >= h {
                     break;
                 }
-                for i in -n..=n {
-                    for j in -n..=n {
+                let layer = h2 - z * z;
+                let ni = span(layer);
+                for i in -ni..=ni {
+                    let id = i as f32 * d;
+                    let nj = span(layer - id * id);
+                    for j in -nj..=nj {
                         let mut r = Vec3A::ZERO;
                         r[a] = side * z;
                         r[b] = i as f32 * d;
@@ -234,10 +245,18 @@ impl WallKernel {
         gravity: Vec3A,
     ) -> Vec3A {
         let grad = gravity * self.grad;
+        // The ghosts of the first walk, kept on the stack for the second (the share needs
+        // all of them first); a particle with more walks them twice.
+        let mut kept = [(Vec3A::ZERO, 0.0f32, 0.0f32); PUSH_GHOSTS];
+        let mut count = 0usize;
         let mut ghost_moment = 0.0f32;
         self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
             let g = grad.dot(r);
             ghost_moment += q * g * g / len;
+            if count < PUSH_GHOSTS {
+                kept[count] = (r, len, q);
+            }
+            count += 1;
         });
         let s = support_share(
             self.moment * grad.length_squared(),
@@ -245,10 +264,17 @@ impl WallKernel {
             ghost_moment,
         );
         let mut out = Vec3A::ZERO;
-        self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
+        let mut add = |r: Vec3A, len: f32, q: f32| {
             let pg = (wall_press + s * grad.dot(r)).max(0.0);
             out -= r * ((0.5 * (press[0] + pg) * q + press[1] * q * q) / len);
-        });
+        };
+        if count <= PUSH_GHOSTS {
+            for &(r, len, q) in &kept[..count] {
+                add(r, len, q);
+            }
+        } else {
+            self.for_each_ghost(walls, half_spacing, x, add);
+        }
         out
     }
 
