@@ -173,12 +173,21 @@ impl WallKernel {
         // rounding, so `q <= 0` and it is never visited; the kept ghosts go in the same order.
         let h2 = h * h * (1.0 + 1e-4);
         let span = |rest: f32| ((rest.max(0.0).sqrt() / d) as i32).min(n);
+        // Walls a ghost within h can lie beyond: a plane farther than h (with a rounding
+        // margin) from the particle has none of them past it, so it needs no test.
+        let mut close = 0u32;
+        for (e, &ye) in y.iter().enumerate() {
+            if ye < h * (1.0 + 1e-3) {
+                close |= 1 << e;
+            }
+        }
         for (w, &yw) in y.iter().enumerate() {
             if yw >= h {
                 continue;
             }
             let (a, side) = (w / 2, if w.is_multiple_of(2) { -1.0 } else { 1.0 });
             let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+            let earlier = close & ((1 << w) - 1);
             let mut k = 0;
             loop {
                 let z = yw + (k as f32 + 0.5) * d;
@@ -197,7 +206,10 @@ impl WallKernel {
                         r[c] = j as f32 * d;
                         let len = r.length();
                         let q = 1.0 - len / h;
-                        if q > 0.0 && !(0..w).any(|e| beyond(e, r)) {
+                        if q > 0.0
+                            && (earlier == 0
+                                || !(0..w).any(|e| earlier & (1 << e) != 0 && beyond(e, r)))
+                        {
                             f(r, len, q);
                         }
                     }
