@@ -186,7 +186,6 @@ impl WallKernel {
                 continue;
             }
             let (a, side) = (w / 2, if w.is_multiple_of(2) { -1.0 } else { 1.0 });
-            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
             let earlier = close & ((1 << w) - 1);
             let mut k = 0;
             loop {
@@ -200,10 +199,13 @@ impl WallKernel {
                     let id = i as f32 * d;
                     let nj = span(layer - id * id);
                     for j in -nj..=nj {
-                        let mut r = Vec3A::ZERO;
-                        r[a] = side * z;
-                        r[b] = i as f32 * d;
-                        r[c] = j as f32 * d;
+                        let (sz, jd) = (side * z, j as f32 * d);
+                        // `r[a] = side z`, `r[b] = i d`, `r[c] = j d`, built without indexing.
+                        let r = match a {
+                            0 => Vec3A::new(sz, id, jd),
+                            1 => Vec3A::new(jd, sz, id),
+                            _ => Vec3A::new(id, jd, sz),
+                        };
                         let len = r.length();
                         let q = 1.0 - len / h;
                         if q > 0.0
