@@ -9,7 +9,7 @@ use glam::Vec3A;
 /// Table entries of [`WallKernel`] over distances `[0, h]`.
 pub const WALL_TABLE_SAMPLES: usize = 64;
 /// Ghosts [`WallKernel::push`] keeps from its first walk for its second (beyond, it walks twice).
-const PUSH_GHOSTS: usize = 192;
+const PUSH_GHOSTS: usize = 64;
 
 /// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of the ghost matter beyond a wall, tabulated by
 /// the distance of the particle's centre from the wall plane, and the hydrostatic factor of
