@@ -312,3 +312,108 @@ impl WallKernel {
         [s, sn]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ghosts within `h` of `x` walked over each layer's whole square of offsets, with the
+    /// "beyond an earlier wall" rule tested against every earlier wall.
+    fn square_walk(k: &WallKernel, walls: &Walls, hs: f32, x: Vec3A) -> Vec<(Vec3A, f32, f32)> {
+        let (h, d) = (k.h, k.spacing);
+        let y = [
+            x.x - walls.lo.x + hs,
+            walls.hi.x + hs - x.x,
+            x.y - walls.lo.y + hs,
+            walls.hi.y + hs - x.y,
+            x.z - walls.lo.z + hs,
+            walls.hi.z + hs - x.z,
+        ];
+        let beyond = |e: usize, r: Vec3A| {
+            if e.is_multiple_of(2) {
+                r[e / 2] < -y[e]
+            } else {
+                r[e / 2] > y[e]
+            }
+        };
+        let n = (h / d).ceil() as i32;
+        let mut out = Vec::new();
+        for (w, &yw) in y.iter().enumerate() {
+            if yw >= h {
+                continue;
+            }
+            let (a, side) = (w / 2, if w % 2 == 0 { -1.0 } else { 1.0 });
+            let (b, c) = ((a + 1) % 3, (a + 2) % 3);
+            let mut l = 0;
+            loop {
+                let z = yw + (l as f32 + 0.5) * d;
+                if z >= h {
+                    break;
+                }
+                for i in -n..=n {
+                    for j in -n..=n {
+                        let mut r = Vec3A::ZERO;
+                        r[a] = side * z;
+                        r[b] = i as f32 * d;
+                        r[c] = j as f32 * d;
+                        let len = r.length();
+                        let q = 1.0 - len / h;
+                        if q > 0.0 && !(0..w).any(|e| beyond(e, r)) {
+                            out.push((r, len, q));
+                        }
+                    }
+                }
+                l += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn ghost_walk_visits_the_square_walks_ghosts_in_its_order_and_the_push_matches_it() {
+        let d = 0.01f32;
+        let walls = Walls {
+            lo: Vec3A::splat(0.005),
+            hi: Vec3A::splat(0.095),
+            restitution: 0.0,
+            friction: 0.0,
+            drag: 0.0,
+            drag_reach: 0.0,
+        };
+        let gravity = Vec3A::new(0.3, -9.81, 0.1);
+        let mut most = 0;
+        for ratio in [1.5f32, 2.0, 2.5, 3.0] {
+            let k = WallKernel::new(d, ratio * d);
+            // Faces, edges and corners, on and off the lattice, both sides of each axis.
+            let offs = [0.0f32, 0.0031, 0.005, 0.0117, 0.0199, 0.0263, 0.05];
+            for &ox in &offs {
+                for &oy in &offs {
+                    for &oz in &offs {
+                        let x = Vec3A::new(0.005 + ox, 0.095 - oy, 0.005 + oz);
+                        let want = square_walk(&k, &walls, 0.005, x);
+                        let mut got = Vec::new();
+                        k.for_each_ghost(&walls, 0.005, x, |r, len, q| got.push((r, len, q)));
+                        assert_eq!(got, want, "ratio {ratio} at {x}");
+                        most = most.max(want.len());
+                        // The push: two walks of the square walk's ghosts, bit for bit.
+                        let (press, wall_press, moment) = ([120.0, 35.0], 90.0, 2.5e-3);
+                        let grad = gravity * k.grad;
+                        let gm = want.iter().fold(0.0f32, |m, &(r, len, q)| {
+                            let g = grad.dot(r);
+                            m + q * g * g / len
+                        });
+                        let s = support_share(k.moment * grad.length_squared(), moment, gm);
+                        let push = want.iter().fold(Vec3A::ZERO, |o, &(r, len, q)| {
+                            let pg = (wall_press + s * grad.dot(r)).max(0.0);
+                            o - r * ((0.5 * (press[0] + pg) * q + press[1] * q * q) / len)
+                        });
+                        let got = k.push(&walls, 0.005, x, press, wall_press, moment, gravity);
+                        assert_eq!(got, push, "ratio {ratio} at {x}");
+                    }
+                }
+            }
+        }
+        // Some corner outgrows the push's stack buffer, so the twice-walked path ran too.
+        assert!(most > PUSH_GHOSTS, "at most {most} ghosts");
+    }
+}
