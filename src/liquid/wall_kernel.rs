@@ -151,22 +151,8 @@ impl WallKernel {
         mut f: impl FnMut(Vec3A, f32, f32),
     ) {
         let (h, d) = (self.h, self.spacing);
-        // Distance of the particle from each wall plane.
-        let y = [
-            x.x - walls.lo.x + half_spacing,
-            walls.hi.x + half_spacing - x.x,
-            x.y - walls.lo.y + half_spacing,
-            walls.hi.y + half_spacing - x.y,
-            x.z - walls.lo.z + half_spacing,
-            walls.hi.z + half_spacing - x.z,
-        ];
-        let beyond = |e: usize, r: Vec3A| {
-            if e.is_multiple_of(2) {
-                r[e / 2] < -y[e]
-            } else {
-                r[e / 2] > y[e]
-            }
-        };
+        let y = plane_distances(walls, half_spacing, x);
+        let beyond = |e: usize, r: Vec3A| beyond_plane(&y, e, r);
         let n = (h / d).ceil() as i32;
         // Only the rows and columns of the disc `|r| < h` of a layer are walked: a ghost
         // outside `(i d)^2 + (j d)^2 + z^2 <= h^2 (1 + 1e-4)` has `|r| > h` well beyond
@@ -313,6 +299,30 @@ impl WallKernel {
     }
 }
 
+/// Distance of a particle at `x` from each wall's ghost plane (half a spacing beyond the plane
+/// that centres are held to), in the order -x, +x, -y, +y, -z, +z.
+#[inline]
+fn plane_distances(walls: &Walls, half_spacing: f32, x: Vec3A) -> [f32; 6] {
+    [
+        x.x - walls.lo.x + half_spacing,
+        walls.hi.x + half_spacing - x.x,
+        x.y - walls.lo.y + half_spacing,
+        walls.hi.y + half_spacing - x.y,
+        x.z - walls.lo.z + half_spacing,
+        walls.hi.z + half_spacing - x.z,
+    ]
+}
+
+/// Whether the offset `r` from a particle with plane distances `y` lies beyond wall `e`.
+#[inline]
+fn beyond_plane(y: &[f32; 6], e: usize, r: Vec3A) -> bool {
+    if e.is_multiple_of(2) {
+        r[e / 2] < -y[e]
+    } else {
+        r[e / 2] > y[e]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,21 +331,8 @@ mod tests {
     /// "beyond an earlier wall" rule tested against every earlier wall.
     fn square_walk(k: &WallKernel, walls: &Walls, hs: f32, x: Vec3A) -> Vec<(Vec3A, f32, f32)> {
         let (h, d) = (k.h, k.spacing);
-        let y = [
-            x.x - walls.lo.x + hs,
-            walls.hi.x + hs - x.x,
-            x.y - walls.lo.y + hs,
-            walls.hi.y + hs - x.y,
-            x.z - walls.lo.z + hs,
-            walls.hi.z + hs - x.z,
-        ];
-        let beyond = |e: usize, r: Vec3A| {
-            if e.is_multiple_of(2) {
-                r[e / 2] < -y[e]
-            } else {
-                r[e / 2] > y[e]
-            }
-        };
+        let y = plane_distances(walls, hs, x);
+        let beyond = |e: usize, r: Vec3A| beyond_plane(&y, e, r);
         let n = (h / d).ceil() as i32;
         let mut out = Vec::new();
         for (w, &yw) in y.iter().enumerate() {
