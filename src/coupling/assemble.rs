@@ -430,14 +430,7 @@ mod tests {
         let mut b = RigidBody::new("box", &shape, 800.0, 0.005).unwrap();
         b.state.x = DVec3::new(0.5, 0.005 + 0.01, 0.5);
         let r = 0.0025;
-        let walls = Walls {
-            lo: Vec3A::splat(r),
-            hi: Vec3A::splat(1.0 - r),
-            restitution: 0.0,
-            friction: 0.0,
-            drag: 0.0,
-            drag_reach: 0.0,
-        };
+        let walls = Walls::bare(Vec3A::splat(r), Vec3A::splat(1.0 - r));
         (b, walls)
     }
 

@@ -391,14 +391,7 @@ mod tests {
         // sums along the wall's inward normal, and nothing beyond h.
         let (d, h) = (0.01f32, 0.02f32);
         let k = WallKernel::new(d, h);
-        let walls = Walls {
-            lo: Vec3A::splat(0.005),
-            hi: Vec3A::splat(0.095),
-            restitution: 0.0,
-            friction: 0.0,
-            drag: 0.0,
-            drag_reach: 0.0,
-        };
+        let walls = Walls::bare(Vec3A::splat(0.005), Vec3A::splat(0.095));
         let none = Vec3A::ZERO;
         for y in [0.0f32, 0.003, 0.005, 0.0123] {
             let [_, _, g, gn, ..] = ghost_sums(y as f64, d as f64, h as f64);
@@ -457,14 +450,10 @@ mod tests {
             let h = ratio * d;
             let k = WallKernel::new(d, h);
             let (nx, ny, nz) = (7, 8, 6);
-            let walls = Walls {
-                lo: Vec3A::splat(hs),
-                hi: Vec3A::new(nx as f32, ny as f32, nz as f32) * d - Vec3A::splat(hs),
-                restitution: 0.0,
-                friction: 0.0,
-                drag: 0.0,
-                drag_reach: 0.0,
-            };
+            let walls = Walls::bare(
+                Vec3A::splat(hs),
+                Vec3A::new(nx as f32, ny as f32, nz as f32) * d - Vec3A::splat(hs),
+            );
             let g = Vec3A::new(0.0, -9.81, 0.0);
             let mut pos = Vec::new();
             for i in 0..nx {
@@ -525,14 +514,10 @@ mod tests {
         let k = WallKernel::new(d, h);
         let (nx, ny, nz) = (6, 8, 6);
         let across = |i: i32| hs + i as f32 * d * squeeze;
-        let walls = Walls {
-            lo: Vec3A::splat(hs),
-            hi: Vec3A::new(across(nx - 1), hs + (ny - 1) as f32 * d, across(nz - 1)),
-            restitution: 0.0,
-            friction: 0.0,
-            drag: 0.0,
-            drag_reach: 0.0,
-        };
+        let walls = Walls::bare(
+            Vec3A::splat(hs),
+            Vec3A::new(across(nx - 1), hs + (ny - 1) as f32 * d, across(nz - 1)),
+        );
         let mut pos = Vec::new();
         for i in 0..nx {
             for j in 0..ny {
@@ -584,14 +569,7 @@ mod tests {
         // zero): the walls push the other up and leave this one alone.
         let (d, h) = (0.01f32, 0.02f32);
         let k = WallKernel::new(d, h);
-        let walls = Walls {
-            lo: Vec3A::splat(0.005),
-            hi: Vec3A::splat(0.095),
-            restitution: 0.0,
-            friction: 0.0,
-            drag: 0.0,
-            drag_reach: 0.0,
-        };
+        let walls = Walls::bare(Vec3A::splat(0.005), Vec3A::splat(0.095));
         let pos = [Vec3A::new(0.03, 0.005, 0.05), Vec3A::new(0.07, 0.005, 0.05)];
         let mut p = crate::liquid::particles::Particles::default();
         for x in pos {

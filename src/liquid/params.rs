@@ -39,6 +39,20 @@ pub struct Walls {
     pub drag_reach: f32,
 }
 
+impl Walls {
+    /// Walls from `lo` to `hi` without restitution or friction of either kind.
+    pub fn bare(lo: Vec3A, hi: Vec3A) -> Walls {
+        Walls {
+            lo,
+            hi,
+            restitution: 0.0,
+            friction: 0.0,
+            drag: 0.0,
+            drag_reach: 0.0,
+        }
+    }
+}
+
 /// Everything the liquid step needs besides the particles.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LiquidParams {

@@ -369,14 +369,7 @@ mod tests {
     #[test]
     fn ghost_walk_visits_the_square_walks_ghosts_in_its_order_and_the_push_matches_it() {
         let d = 0.01f32;
-        let walls = Walls {
-            lo: Vec3A::splat(0.005),
-            hi: Vec3A::splat(0.095),
-            restitution: 0.0,
-            friction: 0.0,
-            drag: 0.0,
-            drag_reach: 0.0,
-        };
+        let walls = Walls::bare(Vec3A::splat(0.005), Vec3A::splat(0.095));
         let gravity = Vec3A::new(0.3, -9.81, 0.1);
         let mut most = 0;
         for ratio in [1.5f32, 2.0, 2.5, 3.0] {
