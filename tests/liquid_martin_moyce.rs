@@ -144,12 +144,13 @@ struct Run {
 }
 
 impl Run {
-    /// The default parameters' run of the 2.25 in column at `n` particles across.
+    /// The default parameters' run (ghost pressure on) of the 2.25 in column at `n` particles
+    /// across.
     fn default_at(n: u32) -> Run {
         Run {
             exp: Experiment::martin_moyce(),
             n,
-            ghost: false,
+            ghost: true,
             shift: T_SHIFT,
         }
     }
@@ -266,6 +267,19 @@ fn surge_front_matches_martin_moyce_at_24_particles_across() {
     check(&Run::default_at(24));
 }
 
+/// Without the walls' ghost pressure (`[container] ghost_pressure = false`, the default before
+/// issue 19): the same limits at a/16 and a/24.
+#[test]
+#[ignore = "validation tier (without ghost pressure): cargo test -- --include-ignored"]
+fn surge_front_without_ghost_pressure() {
+    for n in [16, 24] {
+        check(&Run {
+            ghost: false,
+            ..Run::default_at(n)
+        });
+    }
+}
+
 #[test]
 #[ignore = "validation tier (the convergence study): cargo test -- --include-ignored"]
 fn surge_front_at_32_and_40_particles_across() {
@@ -273,9 +287,9 @@ fn surge_front_at_32_and_40_particles_across() {
     check(&Run::default_at(40));
 }
 
-/// With the walls' ghost pressure (`[container] ghost_pressure = true`: no detached floor row
-/// for the surge to slide on) and a time shift of 0.1: the 2.25 in and 1.125 in columns of the
-/// same experiment (Martin & Moyce found the same Z(T) for both) at a/16 and a/24.
+/// With the default parameters (the walls' ghost pressure on: no detached floor row for the
+/// surge to slide on) and a time shift of 0.1: the 2.25 in and 1.125 in columns of the same
+/// experiment (Martin & Moyce found the same Z(T) for both) at a/16 and a/24.
 #[test]
 #[ignore = "validation tier (the ghost-pressure study): cargo test -- --include-ignored"]
 fn surge_front_with_ghost_pressure_and_a_time_shift_of_0_1() {
@@ -306,7 +320,7 @@ fn surge_front_of_the_1_125_in_column() {
         let run = Run {
             exp: Experiment::martin_moyce_small(),
             n,
-            ghost: false,
+            ghost: true,
             shift: T_SHIFT,
         };
         let whole = collapse(&Run {
@@ -343,7 +357,7 @@ fn surge_front_of_koshizuka_and_oka_lies_between_the_experiments() {
         let run = Run {
             exp: Experiment::koshizuka_oka(),
             n,
-            ghost: false,
+            ghost: true,
             shift: T_SHIFT,
         };
         let rows = collapse(&run);

@@ -41,8 +41,8 @@ pub struct Container {
     /// wall feels the shear stress `rho f u_t` (`liquid::wall_friction`); 0: none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub viscous_friction: f64,
-    /// Whether the walls' ghosts push the liquid in the relaxation (ghost pressure).
-    #[serde(default)]
+    /// Whether the walls' ghosts push the liquid in the relaxation (ghost pressure; on by default).
+    #[serde(default = "default_ghost_pressure")]
     pub ghost_pressure: bool,
 }
 
@@ -101,6 +101,9 @@ fn default_cfl() -> f64 {
     0.4
 }
 fn default_settle() -> bool {
+    true
+}
+fn default_ghost_pressure() -> bool {
     true
 }
 fn default_spacing() -> f64 {
