@@ -5,7 +5,7 @@
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{ghosts, tile};
-use crate::liquid::boundary;
+use crate::liquid::boundary::{self, WallPairs};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::wall_kernel::WallKernel;
@@ -109,15 +109,15 @@ pub fn cpu_twin(
     let mut lists = NeighbourLists::default();
     lists.build(pos, grid, params.h);
     let mut dx = vec![Vec3A::ZERO; pos.len()];
-    relaxation::displacements(pos, phase, &lists, params, press, dt, true, &mut dx);
-    if let Some(w) = params.walls.as_ref().filter(|_| params.wall_push) {
-        let k = WallKernel::new(params.spacing, params.h);
-        let hs = params.spacing / 2.0;
-        let g = params.gravity / params.passes.max(1) as f32;
-        let mut sums = vec![[0.0; 3]; pos.len()];
-        boundary::add_wall_push(
-            pos, &lists, press, body, w, &k, hs, g, dt, &mut sums, &mut dx,
-        );
+    let walls = params.walls.as_ref().filter(|_| params.wall_push);
+    let k = WallKernel::new(params.spacing, params.h);
+    let hs = params.spacing / 2.0;
+    let g = params.gravity / params.passes.max(1) as f32;
+    let mut sums = vec![Vec3A::ZERO; pos.len()];
+    let pairs = walls.map(|w| (WallPairs::new(w, &k, hs, g), &mut sums[..]));
+    relaxation::displacements(pos, phase, &lists, params, press, dt, true, pairs, &mut dx);
+    if let Some(w) = walls {
+        boundary::add_wall_push(pos, press, body, w, &k, hs, g, dt, &sums, &mut dx);
     }
     let (mut out, mut v) = (pos.to_vec(), vel.to_vec());
     step::displace(&mut out, &mut v, &dx, 1.0 / dt);

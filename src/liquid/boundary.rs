@@ -15,7 +15,7 @@
 //! their volume relative to a liquid particle's, binned into the liquid grid's cells
 //! ([`BoundaryGrid`]) and gathered by each liquid particle from the 27 cells around it.
 use super::grid::Grid;
-use super::neighbours::{NeighbourLists, in_pool};
+use super::neighbours::in_pool;
 use super::params::Walls;
 use super::wall_kernel::WallKernel;
 use glam::Vec3A;
@@ -203,15 +203,72 @@ pub fn add_boundary_sums(
         });
 }
 
+/// How far inside the walls `x` lies: its least distance to a wall (a container's face, half
+/// a spacing beyond the plane that particle centres are held to).
+#[inline(always)]
+pub fn wall_depth(walls: &Walls, half_spacing: f32, x: Vec3A) -> f32 {
+    (x - walls.lo)
+        .min_element()
+        .min((walls.hi - x).min_element())
+        + half_spacing
+}
+
+/// What the relaxation's pair loops need to gather the walls' pressure sums of
+/// [`add_wall_push`] on their way: which rows gather them and the hydrostatic gradient.
+#[derive(Debug, Clone, Copy)]
+pub struct WallPairs<'a> {
+    /// The walls.
+    pub walls: &'a Walls,
+    /// Half the lattice spacing.
+    pub half_spacing: f32,
+    /// The kernel radius.
+    pub h: f32,
+    /// `grad gravity` ([`WallKernel::grad`] times the part of gravity one pass balances).
+    pub grad: Vec3A,
+}
+
+impl<'a> WallPairs<'a> {
+    /// The pair sums for `walls` with the ghosts of `kernel`, `gravity` the part of gravity
+    /// one relaxation pass balances.
+    pub fn new(
+        walls: &'a Walls,
+        kernel: &WallKernel,
+        half_spacing: f32,
+        gravity: Vec3A,
+    ) -> WallPairs<'a> {
+        WallPairs {
+            walls,
+            half_spacing,
+            h: kernel.h,
+            grad: gravity * kernel.grad,
+        }
+    }
+
+    /// Whether the row of a slot at `x` gathers the sums over its pairs: a neighbour of a slot
+    /// farther from every wall than `2h` is not within `h` of one (a rounding margin aside),
+    /// so neither needs the other's weight.
+    #[inline(always)]
+    pub fn gathers(&self, x: Vec3A) -> bool {
+        wall_depth(self.walls, self.half_spacing, x) < 2.002 * self.h
+    }
+
+    /// A slot's sums before its pairs are added: itself, with weight 1.
+    #[inline(always)]
+    pub fn own(press: [f32; 2]) -> Vec3A {
+        Vec3A::new(press[0], 1.0, 0.0)
+    }
+}
+
 /// Add the walls' push ([`WallKernel::push`]) times `dt^2` to the relaxation displacements
-/// `dx` of every slot at `pos` within `h` of a wall, with pressures `press` and neighbour lists
-/// `lists`, `gravity` the part of gravity one relaxation pass balances. The walls' pressure
-/// is the liquid's around the particle extrapolated to it, `P_w = sum_j w_j (P_j - grad g . r_ij)
-/// / sum_j w_j` with `w = (1-q)^2` (the particle itself with weight 1; the sums in `sums`,
-/// each pair once and added to both, over the slots within `2h` of a wall), as Adami et al. 2012
-/// take a wall particle's from the fluid's: mirroring the particle's own pressure instead made
-/// a row at the wall answer its own pressure twice as hard as an interior row and kept a still
-/// box stirring.
+/// `dx` of every slot at `pos` within `h` of a wall, with pressures `press`, `gravity` the part
+/// of gravity one relaxation pass balances. The walls' pressure is the liquid's around the
+/// particle extrapolated to it, `P_w = sum_j w_j (P_j - grad g . r_ij) / sum_j w_j` with
+/// `w = (1-q)^2` (the particle itself with weight 1), as Adami et al. 2012 take a wall
+/// particle's from the fluid's: mirroring the particle's own pressure instead made a row at
+/// the wall answer its own pressure twice as hard as an interior row and kept a still box
+/// stirring. Those sums come in `sums` (`x`: the weighted pressures, `y`: the weights, `z`: the
+/// liquid's moment), gathered by the relaxation's pair loops ([`WallPairs`],
+/// [`super::relaxation::displacements`]) over the rows of the slots within `2h` of a wall.
 ///
 /// A slot within `h` of a body (its bodies' kernel sum `body` above zero) gets no push: the
 /// bodies lend only kernel sums, so the walls alone would press a film between a body and a
@@ -220,7 +277,6 @@ pub fn add_boundary_sums(
 #[allow(clippy::too_many_arguments)]
 pub fn add_wall_push(
     pos: &[Vec3A],
-    lists: &NeighbourLists,
     press: &[[f32; 2]],
     body: &[f32],
     walls: &Walls,
@@ -228,81 +284,19 @@ pub fn add_wall_push(
     half_spacing: f32,
     gravity: Vec3A,
     dt: f32,
-    sums: &mut [[f32; 3]],
+    sums: &[Vec3A],
     dx: &mut [Vec3A],
 ) {
+    let (dt2, h) = (dt * dt, kernel.h);
     in_pool(|| {
-        add_wall_push_here(
-            pos,
-            lists,
-            press,
-            body,
-            walls,
-            kernel,
-            half_spacing,
-            gravity,
-            dt,
-            sums,
-            dx,
-        )
-    })
-}
-
-/// [`add_wall_push`] on the calling thread.
-#[allow(clippy::too_many_arguments)]
-fn add_wall_push_here(
-    pos: &[Vec3A],
-    lists: &NeighbourLists,
-    press: &[[f32; 2]],
-    body: &[f32],
-    walls: &Walls,
-    kernel: &WallKernel,
-    half_spacing: f32,
-    gravity: Vec3A,
-    dt: f32,
-    sums: &mut [[f32; 3]],
-    dx: &mut [Vec3A],
-) {
-    let dt2 = dt * dt;
-    let (h, grad) = (kernel.h, gravity * kernel.grad);
-    let near = |x: Vec3A| {
-        (x - walls.lo)
-            .min_element()
-            .min((walls.hi - x).min_element())
-            + half_spacing
-    };
-    sums.par_iter_mut()
-        .zip(press.par_iter())
-        .for_each(|(s, p)| *s = [p[0], 1.0, 0.0]);
-    lists.scatter(sums, |i, first, s| {
-        let x = pos[i];
-        // A neighbour of a slot this far from every wall is not within h of one (a rounding
-        // margin aside): neither needs the other's weight.
-        if near(x) >= 2.002 * h {
-            return;
-        }
-        for &j in lists.later_of(i).0 {
-            let r = pos[j as usize] - x;
-            let len = r.length();
-            let a = 1.0 - len / h;
-            if a > 0.0 {
-                let (w, g) = (a * a, grad.dot(r));
-                let m = a * g * g / len;
-                let (si, sj) = (i - first, j as usize - first);
-                let [pi, wi, mi] = s[si];
-                s[si] = [pi + w * (press[j as usize][0] - g), wi + w, mi + m];
-                let [pj, wj, mj] = s[sj];
-                s[sj] = [pj + w * (press[i][0] + g), wj + w, mj + m];
+        dx.par_iter_mut().enumerate().for_each(|(i, d)| {
+            let x = pos[i];
+            if wall_depth(walls, half_spacing, x) >= h || body[i] > 0.0 {
+                return;
             }
-        }
-    });
-    dx.par_iter_mut().enumerate().for_each(|(i, d)| {
-        let x = pos[i];
-        if near(x) >= h || body[i] > 0.0 {
-            return;
-        }
-        let [num, den, moment] = sums[i];
-        *d += kernel.push(walls, half_spacing, x, press[i], num / den, moment, gravity) * dt2;
+            let [num, den, moment] = sums[i].to_array();
+            *d += kernel.push(walls, half_spacing, x, press[i], num / den, moment, gravity) * dt2;
+        })
     });
 }
 
@@ -577,44 +571,26 @@ mod tests {
         }
         let mut grid = Grid::new(h);
         grid.build(&mut p).unwrap();
-        let mut lists = NeighbourLists::default();
-        lists.build(&p.pos, &grid, h);
         let press = [[50.0, 5.0]; 2];
         let g = Vec3A::new(0.0, -9.81, 0.0);
         let near = p.pos.iter().position(|x| x.x < 0.05).unwrap();
         let mut body = [0.0; 2];
         body[near] = 0.3;
-        let mut dx = [Vec3A::ZERO; 2];
-        add_wall_push(
-            &p.pos,
-            &lists,
-            &press,
-            &body,
-            &walls,
-            &k,
-            0.005,
-            g,
-            1e-3,
-            &mut [[0.0; 3]; 2],
-            &mut dx,
-        );
+        // The pair sums: the two particles lie 4 cm apart, beyond each other's kernel, so
+        // each has only its own.
+        let sums = press.map(WallPairs::own);
+        let push = |body: &[f32]| {
+            let mut dx = [Vec3A::ZERO; 2];
+            add_wall_push(
+                &p.pos, &press, body, &walls, &k, 0.005, g, 1e-3, &sums, &mut dx,
+            );
+            dx
+        };
+        let dx = push(&body);
         assert_eq!(dx[near], Vec3A::ZERO);
         assert!(dx[1 - near].y > 1e-6, "{}", dx[1 - near]);
         // The same slot without a body near it is pushed up.
-        let mut dx = [Vec3A::ZERO; 2];
-        add_wall_push(
-            &p.pos,
-            &lists,
-            &press,
-            &[0.0; 2],
-            &walls,
-            &k,
-            0.005,
-            g,
-            1e-3,
-            &mut [[0.0; 3]; 2],
-            &mut dx,
-        );
+        let dx = push(&[0.0; 2]);
         assert!(dx[near].y > 1e-6, "{}", dx[near]);
     }
 

@@ -204,7 +204,7 @@ pub mod avx2 {
         w: &mut [Vec3A],
     ) {
         // SAFETY: the processor has AVX2 (the caller's promise).
-        let t = unsafe {
+        unsafe {
             let (tx, ty, tz) = (
                 _mm256_mul_ps(r.0, s),
                 _mm256_mul_ps(r.1, s),
@@ -213,7 +213,39 @@ pub mod avx2 {
             acc.0 = _mm256_add_ps(acc.0, tx);
             acc.1 = _mm256_add_ps(acc.1, ty);
             acc.2 = _mm256_add_ps(acc.2, tz);
-            // The inverse of `load_xyz`'s transpose: lane k as (x, y, z, 0).
+            scatter_lanes((tx, ty, tz), js, first, w);
+        }
+    }
+
+    /// Lane `k` of the three vectors `t`, as `(t.0[k], t.1[k], t.2[k])`, added in lane order
+    /// to the accumulator of its neighbour `js[k]` in the window `w` that starts at slot
+    /// `first` (lanes past `js.len()` are padding and go nowhere).
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline(always)]
+    pub unsafe fn scatter_lanes(
+        t: (__m256, __m256, __m256),
+        js: &[u32],
+        first: usize,
+        w: &mut [Vec3A],
+    ) {
+        // SAFETY: the processor has AVX2 (the caller's promise).
+        let t = unsafe { transpose(t) };
+        for (&j, t) in js.iter().zip(t) {
+            w[j as usize - first] += Vec3A::from(t);
+        }
+    }
+
+    /// Lane `k` of the three vectors `t` as `(t.0[k], t.1[k], t.2[k], 0)`: the inverse of
+    /// [`load_xyz`]'s transpose.
+    ///
+    /// # Safety
+    /// The processor must have AVX2.
+    #[inline(always)]
+    pub unsafe fn transpose((tx, ty, tz): (__m256, __m256, __m256)) -> [__m128; LANES] {
+        // SAFETY: the processor has AVX2 (the caller's promise).
+        unsafe {
             let zero = _mm256_setzero_ps();
             let t0 = _mm256_unpacklo_ps(tx, ty);
             let t1 = _mm256_unpackhi_ps(tx, ty);
@@ -233,9 +265,6 @@ pub mod avx2 {
                 _mm256_extractf128_ps::<1>(v2),
                 _mm256_extractf128_ps::<1>(v3),
             ]
-        };
-        for (&j, t) in js.iter().zip(t) {
-            w[j as usize - first] += Vec3A::from(t);
         }
     }
 

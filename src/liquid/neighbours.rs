@@ -81,6 +81,18 @@ impl NeighbourLists {
         pair_scatter::scatter_chunks(&mut acc[..n], self.chunk(), row);
     }
 
+    /// [`Self::scatter`] over two accumulator arrays of the slots at once: `row(i, first,
+    /// window_a, window_b)`, the windows of both from the same slot `first`.
+    pub fn scatter2<A: Send, B: Send>(
+        &self,
+        a: &mut [A],
+        b: &mut [B],
+        row: impl Fn(usize, usize, &mut [A], &mut [B]) + Sync,
+    ) {
+        let n = a.len().min(b.len()).min(self.len());
+        pair_scatter::scatter_chunks2(&mut a[..n], &mut b[..n], self.chunk(), row);
+    }
+
     /// The lists' reach, from the lists.
     fn find_reach(&mut self) {
         let (stride, idx) = (self.stride, &self.idx);

@@ -50,6 +50,35 @@ pub fn scatter_chunks<T: Send>(
     })
 }
 
+/// [`scatter_chunks`] over two accumulator arrays of the same slots at once: `row(i, first,
+/// window_a, window_b)`, both windows cut at the same slots.
+pub fn scatter_chunks2<A: Send, B: Send>(
+    a: &mut [A],
+    b: &mut [B],
+    chunk: usize,
+    row: impl Fn(usize, usize, &mut [A], &mut [B]) + Sync,
+) {
+    let n = a.len().min(b.len());
+    in_pool(|| {
+        for phase in 0..2 {
+            let off = phase * chunk;
+            if off >= n {
+                break;
+            }
+            a[off..n]
+                .par_chunks_mut(2 * chunk)
+                .zip(b[off..n].par_chunks_mut(2 * chunk))
+                .enumerate()
+                .for_each(|(k, (wa, wb))| {
+                    let first = off + 2 * k * chunk;
+                    for i in first..(first + chunk).min(n) {
+                        row(i, first, wa, wb);
+                    }
+                });
+        }
+    })
+}
+
 /// Run `op` on a thread of the pool, so that its parallel loops start from inside it: rayon
 /// queues a job for each loop started from outside, and its queue allocates a block of slots
 /// every 63 jobs.
@@ -99,5 +128,14 @@ mod tests {
         });
         assert!(acc.iter().all(|a| a.0 == 1));
         assert_eq!(acc.iter().map(|a| a.1).sum::<usize>(), n);
+        // Two arrays at once: the same windows of both.
+        let (mut a, mut b) = (vec![0u32; n], vec![0usize; n]);
+        scatter_chunks2(&mut a, &mut b, chunk, |i, first, wa, wb| {
+            assert_eq!(wa.len(), wb.len());
+            wa[i - first] += 1;
+            wb[i - first] = i;
+        });
+        assert!(a.iter().all(|&a| a == 1));
+        assert!(b.iter().enumerate().all(|(i, &b)| b == i));
     }
 }

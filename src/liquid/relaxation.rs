@@ -1,6 +1,7 @@
 //! Double-density relaxation (Clavet et al. 2005, section 4) in the Jacobi form: every
 //! displacement from the same positions, each pair's symmetric term computed once and added to
 //! both particles ([`NeighbourLists::scatter`]).
+use super::boundary::WallPairs;
 use super::lanes::{self, LANES};
 use super::neighbours::{NeighbourLists, add_kernel_row, has_avx2, in_pool};
 use super::params::LiquidParams;
@@ -63,6 +64,14 @@ pub fn pressures(
 ///
 /// `built_here` says that the lists were built from `pos` (the first pass of a step): the pair
 /// distances are then the lists' own rather than computed again (the same numbers).
+///
+/// With `walls`, the same pair loops gather the walls' pressure sums of
+/// [`super::boundary::add_wall_push`] into its array (one entry per slot): every slot starts at
+/// [`WallPairs::own`], and each pair of a row whose slot is within `2h` of a wall
+/// ([`WallPairs::gathers`]) with `a = 1 - |r|/h > 0` (`r = x_j - x_i`) adds, with `w = a^2`
+/// and `g = grad . r`, `[w (P_j - g), w, a g^2 / |r|]` to slot `i` and `[w (P_i + g), w,
+/// a g^2 / |r|]` to slot `j`, pair by pair in the rows' order: the sums of a separate scalar
+/// walk over the same pairs, bit for bit.
 #[allow(clippy::too_many_arguments)]
 pub fn displacements(
     pos: &[Vec3A],
@@ -72,17 +81,19 @@ pub fn displacements(
     press: &[[f32; 2]],
     dt: f32,
     built_here: bool,
+    walls: Option<(WallPairs, &mut [Vec3A])>,
     dx: &mut [Vec3A],
 ) {
     in_pool(|| {
         if built_here {
-            displacements_with::<true>(pos, phase, lists, params, press, dt, dx);
+            displacements_with::<true>(pos, phase, lists, params, press, dt, walls, dx);
         } else {
-            displacements_with::<false>(pos, phase, lists, params, press, dt, dx);
+            displacements_with::<false>(pos, phase, lists, params, press, dt, walls, dx);
         }
     })
 }
 
+#[allow(clippy::too_many_arguments)]
 fn displacements_with<const STORED: bool>(
     pos: &[Vec3A],
     phase: &[u32],
@@ -90,6 +101,7 @@ fn displacements_with<const STORED: bool>(
     params: &LiquidParams,
     press: &[[f32; 2]],
     dt: f32,
+    walls: Option<(WallPairs, &mut [Vec3A])>,
     dx: &mut [Vec3A],
 ) {
     let inv_h = 1.0 / params.h;
@@ -98,30 +110,73 @@ fn displacements_with<const STORED: bool>(
     // A pair term moves each of its particles by at most a tenth of a spacing (`mag w` with
     // `w = dt^2 / 2` for equal masses), unless it is wild (see [`cap_pair`]).
     let cap = [0.2 * params.spacing / dt2, 20.0 * params.h / dt2];
-    dx.par_iter_mut().for_each(|d| *d = Vec3A::ZERO);
-    if phases.len() == 1 {
-        let avx2 = has_avx2();
-        let w = 0.5 * dt2;
+    let one_phase = phases.len() == 1;
+    let (avx2, w) = (has_avx2(), 0.5 * dt2);
+    let weight = |i: usize, j: u32| {
+        if one_phase {
+            return [w, w];
+        }
+        let mi = phases[phase[i] as usize].mass;
+        let mj = phases[phase[j as usize] as usize].mass;
+        [dt2 * (mj / (mi + mj)), dt2 * (mi / (mi + mj))]
+    };
+    let Some((wp, sums)) = walls else {
+        dx.par_iter_mut().for_each(|d| *d = Vec3A::ZERO);
         lists.scatter(dx, |i, first, win| {
             let (js, ds) = lists.later_of(i);
-            if avx2 {
+            if one_phase && avx2 {
                 // SAFETY: the processor has AVX2 (checked by `has_avx2`).
                 unsafe {
-                    uniform_row_avx2::<STORED>(pos, press, js, ds, i, inv_h, w, cap, first, win)
+                    uniform_row_avx2::<STORED, false>(
+                        pos,
+                        press,
+                        js,
+                        ds,
+                        i,
+                        inv_h,
+                        w,
+                        cap,
+                        first,
+                        win,
+                        (Vec3A::ZERO, 1.0),
+                        &mut [],
+                    )
                 }
             } else {
-                row::<STORED>(pos, press, js, ds, i, inv_h, cap, first, win, |_| [w, w]);
+                row::<STORED>(pos, press, js, ds, i, inv_h, cap, first, win, None, |j| {
+                    weight(i, j)
+                });
             }
         });
         return;
-    }
-    lists.scatter(dx, |i, first, win| {
-        let mi = phases[phase[i] as usize].mass;
+    };
+    dx.par_iter_mut()
+        .zip(sums.par_iter_mut())
+        .zip(press.par_iter())
+        .for_each(|((d, s), p)| (*d, *s) = (Vec3A::ZERO, WallPairs::own(*p)));
+    lists.scatter2(dx, sums, |i, first, win, swin| {
         let (js, ds) = lists.later_of(i);
-        row::<STORED>(pos, press, js, ds, i, inv_h, cap, first, win, |j| {
-            let mj = phases[phase[j as usize] as usize].mass;
-            [dt2 * (mj / (mi + mj)), dt2 * (mi / (mi + mj))]
-        });
+        let gathers = wp.gathers(pos[i]);
+        let wall = (wp.grad, wp.h);
+        if one_phase && avx2 {
+            // SAFETY: the processor has AVX2 (checked by `has_avx2`).
+            unsafe {
+                if gathers {
+                    uniform_row_avx2::<STORED, true>(
+                        pos, press, js, ds, i, inv_h, w, cap, first, win, wall, swin,
+                    )
+                } else {
+                    uniform_row_avx2::<STORED, false>(
+                        pos, press, js, ds, i, inv_h, w, cap, first, win, wall, swin,
+                    )
+                }
+            }
+        } else {
+            let wall = gathers.then_some((wp.grad, wp.h, swin));
+            row::<STORED>(pos, press, js, ds, i, inv_h, cap, first, win, wall, |j| {
+                weight(i, j)
+            });
+        }
     });
 }
 
@@ -144,12 +199,65 @@ fn cap_pair(mag: f32, cap: [f32; 2]) -> f32 {
     }
 }
 
+/// The walls' pressure sums of a scalar pair row ([`displacements`]): slot `i`'s
+/// `[w (P_j - g), w, m]` added pair by pair, in entry order, to its running sums `own`
+/// (taken from its entry when the row starts, as the former separate walk added them), and
+/// each chunk's `[w (P_i + g), w, m]` kept per lane for neighbour `j`. A dropped pair's terms
+/// are -0, which leaves every sum as it is.
+#[derive(Debug, Clone, Copy)]
+struct WallTerms {
+    own: Vec3A,
+    out: [[f32; LANES]; 3],
+}
+
+impl WallTerms {
+    /// The row of slot `i` in the window `s` (from slot `first`).
+    #[inline(always)]
+    fn start(i: usize, first: usize, s: &[Vec3A]) -> WallTerms {
+        WallTerms {
+            own: s[i - first],
+            out: [[0.0; LANES]; 3],
+        }
+    }
+
+    /// Lane `k`'s pair at `r = x_j - x_i` (distance `d`), slot `i`'s pressure `pi` and `j`'s
+    /// `pj`, with `h` the kernel radius and `grad` the hydrostatic gradient: the former walk's
+    /// arithmetic, `a = 1 - d/h`, `g = grad . r`, `w = a^2`, `m = a g g / d`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn add(&mut self, k: usize, r: [f32; 3], d: f32, h: f32, pi: f32, pj: f32, grad: Vec3A) {
+        let a = 1.0 - d / h;
+        let g = (r[0] * grad.x + r[1] * grad.y) + r[2] * grad.z;
+        let (ti, tj) = if (a > 0.0) & (d > 0.0) {
+            let (w, m) = (a * a, a * g * g / d);
+            ([w * (pj - g), w, m], [w * (pi + g), w, m])
+        } else {
+            ([-0.0; 3], [-0.0; 3])
+        };
+        self.own += Vec3A::from_array(ti);
+        for (out, t) in self.out.iter_mut().zip(tj) {
+            out[k] = t;
+        }
+    }
+
+    /// The chunk's neighbours `js` gain their sums, in entry order, in the window `s` (from
+    /// slot `first`).
+    #[inline(always)]
+    fn scatter(&self, js: &[u32], first: usize, s: &mut [Vec3A]) {
+        for (k, &j) in js.iter().enumerate() {
+            s[j as usize - first] += Vec3A::new(self.out[0][k], self.out[1][k], self.out[2][k]);
+        }
+    }
+}
+
 /// The displacements of slot `i` and its later neighbours `js` (the window `win` from slot
 /// `first`), lane by lane (entry `e` in lane `e % 8`): per pair with `a = 1 - d/h > 0` and
 /// `d > 0`, the term `t = r ((P_i+P_j) a + (Pn_i+Pn_j) a^2) / d`; slot `j` moves by `t w_j`
 /// in lane order, then slot `i` by minus the sum of `t w_i`, where `weight(j)` is
 /// `[w_i, w_j]` (`dt^2` times the mass ratios). `STORED`: the distances are the lists' own
-/// `ds` rather than computed from `pos`.
+/// `ds` rather than computed from `pos`. With `wall` (the hydrostatic gradient, the kernel
+/// radius and the window of the walls' pressure sums from `first`), the row's walls' sums too
+/// ([`WallTerms`]).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn row<const STORED: bool>(
@@ -162,11 +270,13 @@ fn row<const STORED: bool>(
     cap: [f32; 2],
     first: usize,
     win: &mut [Vec3A],
+    mut wall: Option<(Vec3A, f32, &mut [Vec3A])>,
     weight: impl Fn(u32) -> [f32; 2],
 ) {
     let xi = pos[i];
     let [pi, ni] = press[i];
     let mut terms = lanes::PairTerms::default();
+    let mut wall_terms = wall.as_ref().map(|(_, _, s)| WallTerms::start(i, first, s));
     for (js, ds) in js.chunks(LANES).zip(ds.chunks(LANES)) {
         let idx = lanes::chunk(js, i as u32);
         let [px, py, pz] = lanes::load_xyz(pos, &idx);
@@ -189,18 +299,29 @@ fn row<const STORED: bool>(
                 (0.0, 0.0)
             };
             terms.add(k, [rx, ry, rz], si, sj);
+            if let (Some(t), Some((grad, h, _))) = (&mut wall_terms, &wall) {
+                t.add(k, [rx, ry, rz], d, *h, pi, pj[k], *grad);
+            }
         }
         terms.scatter(js, first, win);
+        if let (Some(t), Some((_, _, s))) = (&wall_terms, &mut wall) {
+            t.scatter(js, first, s);
+        }
     }
     terms.finish(i, first, win);
+    if let (Some(t), Some((_, _, s))) = (&wall_terms, &mut wall) {
+        s[i - first] = t.own;
+    }
 }
 
 /// [`row`] for one phase (`w_i = w_j = w`), 8 pairs at a time in AVX2 registers (the same
-/// operations).
+/// operations); `WALL`: the walls' pressure sums too ([`WallTerms`], the same operations),
+/// with the hydrostatic gradient `grad` and the kernel radius `h`, into the window `sums`
+/// from `first`.
 #[allow(clippy::too_many_arguments)]
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn uniform_row_avx2<const STORED: bool>(
+unsafe fn uniform_row_avx2<const STORED: bool, const WALL: bool>(
     pos: &[Vec3A],
     press: &[[f32; 2]],
     js: &[u32],
@@ -211,6 +332,8 @@ unsafe fn uniform_row_avx2<const STORED: bool>(
     cap: [f32; 2],
     first: usize,
     win: &mut [Vec3A],
+    (grad, h): (Vec3A, f32),
+    sums: &mut [Vec3A],
 ) {
     use std::arch::x86_64::*;
     let xi = pos[i];
@@ -224,7 +347,21 @@ unsafe fn uniform_row_avx2<const STORED: bool>(
     let (vinv_h, w) = (_mm256_set1_ps(inv_h), _mm256_set1_ps(w));
     let (one, zero) = (_mm256_set1_ps(1.0), _mm256_setzero_ps());
     let (vcap, vwild) = (_mm256_set1_ps(cap[0]), _mm256_set1_ps(cap[1]));
+    let (gx, gy, gz) = (
+        _mm256_set1_ps(grad.x),
+        _mm256_set1_ps(grad.y),
+        _mm256_set1_ps(grad.z),
+    );
+    let (vh, minus_zero) = (_mm256_set1_ps(h), _mm256_set1_ps(-0.0));
     let mut acc = (zero, zero, zero);
+    // The row's own walls' sums, from its entry (as `WallTerms::start`).
+    let mut own = if WALL {
+        let o: *const Vec3A = &sums[i - first];
+        // SAFETY: `o` points at 16 readable bytes (a Vec3A).
+        unsafe { _mm_loadu_ps(o.cast()) }
+    } else {
+        _mm_setzero_ps()
+    };
     for (js, ds) in js.chunks(LANES).zip(ds.chunks(LANES)) {
         let idx = lanes::chunk(js, i as u32);
         // SAFETY: the processor has AVX2 (this function's requirement).
@@ -268,15 +405,43 @@ unsafe fn uniform_row_avx2<const STORED: bool>(
         let s = _mm256_and_ps(keep, s);
         // SAFETY: the processor has AVX2 (this function's promise).
         unsafe { lanes::avx2::scatter_add(&mut acc, (rx, ry, rz), s, js, first, win) };
+        if WALL {
+            // As `WallTerms::add`.
+            let a = _mm256_sub_ps(one, _mm256_div_ps(d, vh));
+            let g = _mm256_add_ps(
+                _mm256_add_ps(_mm256_mul_ps(rx, gx), _mm256_mul_ps(ry, gy)),
+                _mm256_mul_ps(rz, gz),
+            );
+            let keep = _mm256_and_ps(
+                _mm256_cmp_ps::<_CMP_GT_OQ>(a, zero),
+                _mm256_cmp_ps::<_CMP_GT_OQ>(d, zero),
+            );
+            let ww = _mm256_mul_ps(a, a);
+            let m = _mm256_div_ps(_mm256_mul_ps(_mm256_mul_ps(a, g), g), d);
+            // A dropped pair's terms -0.
+            let kept = |t: __m256| _mm256_blendv_ps(minus_zero, t, keep);
+            let (ww, m) = (kept(ww), kept(m));
+            let ti = (kept(_mm256_mul_ps(ww, _mm256_sub_ps(pj, g))), ww, m);
+            let tj = (kept(_mm256_mul_ps(ww, _mm256_add_ps(bp, g))), ww, m);
+            // SAFETY: as above.
+            for t in unsafe { lanes::avx2::transpose(ti) } {
+                own = _mm_add_ps(own, t);
+            }
+            // SAFETY: as above.
+            unsafe { lanes::avx2::scatter_lanes(tj, js, first, sums) };
+        }
     }
     // SAFETY: as above.
     win[i - first] -= unsafe { lanes::avx2::reduce3(acc) };
+    if WALL {
+        sums[i - first] = Vec3A::from(own);
+    }
 }
 
 /// [`row`] where there is no AVX2 build.
 #[allow(clippy::too_many_arguments)]
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn uniform_row_avx2<const STORED: bool>(
+unsafe fn uniform_row_avx2<const STORED: bool, const WALL: bool>(
     pos: &[Vec3A],
     press: &[[f32; 2]],
     js: &[u32],
@@ -287,8 +452,13 @@ unsafe fn uniform_row_avx2<const STORED: bool>(
     cap: [f32; 2],
     first: usize,
     win: &mut [Vec3A],
+    (grad, h): (Vec3A, f32),
+    sums: &mut [Vec3A],
 ) {
-    row::<STORED>(pos, press, js, ds, i, inv_h, cap, first, win, |_| [w, w])
+    let wall = WALL.then_some((grad, h, sums));
+    row::<STORED>(pos, press, js, ds, i, inv_h, cap, first, win, wall, |_| {
+        [w, w]
+    })
 }
 
 /// Scratch arrays for the relaxation passes.
@@ -302,9 +472,9 @@ pub struct RelaxationBuffers {
     pub dx: Vec<Vec3A>,
     /// The bodies' part of the kernel sums (zero away from every body).
     pub body: Vec<f32>,
-    /// Per slot, the walls' weighted pressure, weight and the liquid's moment (a scatter over
-    /// the neighbour lists; `boundary::add_wall_push`).
-    pub pairs: Vec<[f32; 3]>,
+    /// Per slot, the walls' weighted pressure, weight and the liquid's moment (gathered by
+    /// [`displacements`] for `boundary::add_wall_push`).
+    pub pairs: Vec<Vec3A>,
     /// Per slot, the kernel sums of a later pass in double precision (a scatter over the
     /// neighbour lists).
     pub kernel: Vec<[f64; 2]>,
@@ -317,7 +487,7 @@ impl RelaxationBuffers {
         self.press.resize(n, [0.0; 2]);
         self.dx.resize(n, Vec3A::ZERO);
         self.body.resize(n, 0.0);
-        self.pairs.resize(n, [0.0; 3]);
+        self.pairs.resize(n, Vec3A::ZERO);
         self.kernel.resize(n, [0.0; 2]);
     }
 }
@@ -383,7 +553,7 @@ mod tests {
         for stored in [true, false] {
             let mut dx = vec![Vec3A::ZERO; n];
             displacements(
-                &p.pos, &p.phase, &lists, &params, &press, dt, stored, &mut dx,
+                &p.pos, &p.phase, &lists, &params, &press, dt, stored, None, &mut dx,
             );
             let w = 0.5 * dt * dt;
             let cap = [
@@ -394,13 +564,33 @@ mod tests {
             lists.scatter(&mut want, |i, first, win| {
                 let (js, ds) = lists.later_of(i);
                 if stored {
-                    row::<true>(&p.pos, &press, js, ds, i, 1.0 / h, cap, first, win, |_| {
-                        [w, w]
-                    });
+                    row::<true>(
+                        &p.pos,
+                        &press,
+                        js,
+                        ds,
+                        i,
+                        1.0 / h,
+                        cap,
+                        first,
+                        win,
+                        None,
+                        |_| [w, w],
+                    );
                 } else {
-                    row::<false>(&p.pos, &press, js, ds, i, 1.0 / h, cap, first, win, |_| {
-                        [w, w]
-                    });
+                    row::<false>(
+                        &p.pos,
+                        &press,
+                        js,
+                        ds,
+                        i,
+                        1.0 / h,
+                        cap,
+                        first,
+                        win,
+                        None,
+                        |_| [w, w],
+                    );
                 }
             });
             let mut moved = 0;
@@ -415,6 +605,162 @@ mod tests {
                 moved += (d.length() > 1e-9) as usize;
             }
             assert!(moved > n / 2, "only {moved} of {n} slots moved");
+        }
+    }
+
+    /// The walls' pressure sums gathered in the relaxation's pair loops: the separate scalar
+    /// walk over the same pairs that `add_wall_push` made before (kept here as the oracle)
+    /// gives the same sums bit for bit, on the AVX2 path and the scalar one (one phase and
+    /// two), at the lists' positions and moved off them; and the displacements are those
+    /// without the walls' sums, bit for bit.
+    #[test]
+    fn pair_loops_gather_the_walls_pressure_sums() {
+        use crate::liquid::boundary::wall_depth;
+        use crate::liquid::params::Walls;
+        use crate::liquid::wall_kernel::WallKernel;
+        let mut rng = crate::rng::XorShift::new(0x51de);
+        let mut next = move || rng.unit() as f32 - 0.5;
+        let (s, hs) = (0.01f32, 0.005f32);
+        let h = 2.0 * s;
+        let m = 9u32;
+        let walls = Walls::bare(Vec3A::splat(hs), Vec3A::splat(hs + (m - 1) as f32 * s));
+        let kernel = WallKernel::new(s, h);
+        let g = Vec3A::new(0.0, -9.81, 0.0);
+        let grad = g * kernel.grad;
+        let mut p = Particles::default();
+        for k in 0..m * m * m {
+            let lattice = Vec3A::new((k % m) as f32, (k / m % m) as f32, (k / m / m) as f32);
+            let x = lattice * s + Vec3A::splat(hs) + Vec3A::new(next(), next(), next()) * 0.3 * s;
+            p.push(x.clamp(walls.lo, walls.hi), Vec3A::ZERO, k % 3 / 2);
+        }
+        let mut grid = Grid::new(h);
+        grid.build(&mut p).unwrap();
+        let mut lists = NeighbourLists::default();
+        lists.build(&p.pos, &grid, h);
+        let n = p.len();
+        let top = walls.hi.y + h;
+        let press: Vec<[f32; 2]> = p
+            .pos
+            .iter()
+            .map(|x| {
+                [
+                    kernel.grad * 9.81 * (top - x.y) + 5.0 * next(),
+                    3.0 + next(),
+                ]
+            })
+            .collect();
+        let moved: Vec<Vec3A> = p
+            .pos
+            .iter()
+            .map(|&x| x + Vec3A::new(next(), next(), next()) * (0.05 * s))
+            .collect();
+        // The former separate walk: each pair of a row within 2h of a wall, scalar, in the
+        // scatter's order.
+        let oracle = |pos: &[Vec3A]| {
+            let mut sums: Vec<[f32; 3]> = press.iter().map(|p| [p[0], 1.0, 0.0]).collect();
+            lists.scatter(&mut sums, |i, first, s| {
+                let x = pos[i];
+                if wall_depth(&walls, hs, x) >= 2.002 * h {
+                    return;
+                }
+                for &j in lists.later_of(i).0 {
+                    let r = pos[j as usize] - x;
+                    let len = r.length();
+                    let a = 1.0 - len / h;
+                    if a > 0.0 {
+                        let (w, g) = (a * a, grad.dot(r));
+                        let m = a * g * g / len;
+                        let (si, sj) = (i - first, j as usize - first);
+                        let [pi, wi, mi] = s[si];
+                        s[si] = [pi + w * (press[j as usize][0] - g), wi + w, mi + m];
+                        let [pj, wj, mj] = s[sj];
+                        s[sj] = [pj + w * (press[i][0] + g), wj + w, mj + m];
+                    }
+                }
+            });
+            sums
+        };
+        let phase = |mass: f32| Phase {
+            mass,
+            rest_density: 1000.0,
+            k_eff: 1.0,
+            k_near_eff: 1.0,
+            cohesion: false,
+            sigma: 0.0,
+            beta: 0.0,
+        };
+        let dt = 0.002;
+        for phases in [vec![phase(1e-3)], vec![phase(1e-3), phase(3e-3)]] {
+            let params = LiquidParams {
+                spacing: s,
+                h,
+                rho0: 6.0,
+                gravity: g,
+                walls: Some(walls),
+                wall_push: true,
+                passes: 1,
+                phases,
+            };
+            for (pos, stored) in [(&p.pos, true), (&moved, false)] {
+                let want = oracle(pos);
+                let mut plain = vec![Vec3A::ZERO; n];
+                displacements(
+                    pos, &p.phase, &lists, &params, &press, dt, stored, None, &mut plain,
+                );
+                let (mut dx, mut sums) = (vec![Vec3A::ZERO; n], vec![Vec3A::ZERO; n]);
+                let wp = WallPairs::new(&walls, &kernel, hs, g);
+                displacements(
+                    pos,
+                    &p.phase,
+                    &lists,
+                    &params,
+                    &press,
+                    dt,
+                    stored,
+                    Some((wp, &mut sums)),
+                    &mut dx,
+                );
+                let label = format!("{} phases, stored: {stored}", params.phases.len());
+                for (i, (d, e)) in dx.iter().zip(&plain).enumerate() {
+                    assert_eq!(d.to_array(), e.to_array(), "slot {i} ({label})");
+                }
+                let mut gathered = 0;
+                for (i, (got, want)) in sums.iter().zip(&want).enumerate() {
+                    assert_eq!(got.to_array(), *want, "slot {i} ({label})");
+                    gathered += (want[1] > 1.5) as usize;
+                }
+                assert!(gathered > n / 2, "only {gathered} of {n} slots gathered");
+                if params.phases.len() > 1 {
+                    continue;
+                }
+                // The scalar row's sums, bit for bit.
+                let cap = [0.2 * s / (dt * dt), 20.0 * h / (dt * dt)];
+                let w = 0.5 * dt * dt;
+                let (mut dx_row, mut sums_row) = (vec![Vec3A::ZERO; n], vec![Vec3A::ZERO; n]);
+                for (s, p) in sums_row.iter_mut().zip(&press) {
+                    *s = WallPairs::own(*p);
+                }
+                lists.scatter2(&mut dx_row, &mut sums_row, |i, first, win, swin| {
+                    let (js, ds) = lists.later_of(i);
+                    let wall = wp.gathers(pos[i]).then_some((grad, h, swin));
+                    let inv_h = 1.0 / h;
+                    if stored {
+                        row::<true>(pos, &press, js, ds, i, inv_h, cap, first, win, wall, |_| {
+                            [w, w]
+                        });
+                    } else {
+                        row::<false>(pos, &press, js, ds, i, inv_h, cap, first, win, wall, |_| {
+                            [w, w]
+                        });
+                    }
+                });
+                for (i, (a, b)) in sums.iter().zip(&sums_row).enumerate() {
+                    assert_eq!(a.to_array(), b.to_array(), "slot {i} ({label})");
+                }
+                for (i, (a, b)) in dx.iter().zip(&dx_row).enumerate() {
+                    assert_eq!(a.to_array(), b.to_array(), "slot {i} ({label})");
+                }
+            }
         }
     }
 
@@ -466,7 +812,9 @@ mod tests {
             .collect();
         for (pos, stored) in [(&p.pos, true), (&moved, false)] {
             let mut dx = vec![Vec3A::ZERO; n];
-            displacements(pos, &p.phase, &lists, &params, &press, dt, stored, &mut dx);
+            displacements(
+                pos, &p.phase, &lists, &params, &press, dt, stored, None, &mut dx,
+            );
             // Every slot's whole neighbour list, from the half lists.
             let mut all = vec![Vec::new(); n];
             for i in 0..n {

@@ -1,7 +1,7 @@
 //! The CPU liquid solver and its step, in the order of docs/design.md (steps 1-5): gravity,
 //! viscosity (and the walls' viscous friction), prediction, relaxation, walls, velocity update
 //! (the GPU step follows the same order).
-use super::boundary::{self, BoundaryGrid, BoundaryParticles};
+use super::boundary::{self, BoundaryGrid, BoundaryParticles, WallPairs};
 use super::grid::Grid;
 use super::neighbours::{NeighbourLists, in_pool};
 use super::params::LiquidParams;
@@ -180,6 +180,10 @@ impl LiquidSolver {
             let params = &self.params;
             let b = &mut self.buffers;
             times.time(Phase::Relaxation, || {
+                let hs = params.spacing / 2.0;
+                let g = params.gravity / params.passes as f32;
+                let walls = params.walls.as_ref().filter(|_| params.wall_push);
+                let walls = walls.zip(self.wall_kernel.as_ref());
                 relaxation::displacements(
                     &p.pos,
                     &p.phase,
@@ -188,22 +192,12 @@ impl LiquidSolver {
                     &b.press,
                     dt,
                     built_here,
+                    walls.map(|(w, k)| (WallPairs::new(w, k, hs, g), &mut b.pairs[..])),
                     &mut b.dx,
                 );
-                let walls = params.walls.as_ref().filter(|_| params.wall_push);
-                if let Some((w, k)) = walls.zip(self.wall_kernel.as_ref()) {
+                if let Some((w, k)) = walls {
                     boundary::add_wall_push(
-                        &p.pos,
-                        &self.lists,
-                        &b.press,
-                        &b.body,
-                        w,
-                        k,
-                        params.spacing / 2.0,
-                        params.gravity / params.passes as f32,
-                        dt,
-                        &mut b.pairs,
-                        &mut b.dx,
+                        &p.pos, &b.press, &b.body, w, k, hs, g, dt, &b.pairs, &mut b.dx,
                     );
                 }
                 displace(&mut p.pos, &mut p.vel, &b.dx, inv_dt);
