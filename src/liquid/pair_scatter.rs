@@ -30,24 +30,11 @@ pub fn scatter_chunks<T: Send>(
     chunk: usize,
     row: impl Fn(usize, usize, &mut [T]) + Sync,
 ) {
-    let n = acc.len();
-    in_pool(|| {
-        for phase in 0..2 {
-            let off = phase * chunk;
-            if off >= n {
-                break;
-            }
-            acc[off..]
-                .par_chunks_mut(2 * chunk)
-                .enumerate()
-                .for_each(|(k, window)| {
-                    let first = off + 2 * k * chunk;
-                    for i in first..(first + chunk).min(n) {
-                        row(i, first, window);
-                    }
-                });
-        }
-    })
+    // The second array holds nothing (a zero-sized type allocates nothing).
+    let mut none = vec![(); acc.len()];
+    scatter_chunks2(acc, &mut none, chunk, |i, first, window, _| {
+        row(i, first, window)
+    });
 }
 
 /// [`scatter_chunks`] over two accumulator arrays of the same slots at once: `row(i, first,

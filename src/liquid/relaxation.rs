@@ -510,6 +510,35 @@ mod tests {
         assert_eq!(cap_pair(-5.0, cap), -5.0);
     }
 
+    /// The scalar rows of one phase (`w` both particles' weight) over every slot of `lists`,
+    /// into `out`: the oracle of the lane paths.
+    fn scalar_rows<const STORED: bool>(
+        pos: &[Vec3A],
+        press: &[[f32; 2]],
+        lists: &NeighbourLists,
+        h: f32,
+        cap: [f32; 2],
+        w: f32,
+        out: &mut [Vec3A],
+    ) {
+        lists.scatter(out, |i, first, win| {
+            let (js, ds) = lists.later_of(i);
+            row::<STORED>(
+                pos,
+                press,
+                js,
+                ds,
+                i,
+                1.0 / h,
+                cap,
+                first,
+                win,
+                None,
+                |_| [w, w],
+            );
+        });
+    }
+
     #[test]
     fn lane_path_gives_the_scalar_path_bit_for_bit() {
         let mut rng = crate::rng::XorShift::new(0x2a17);
@@ -561,38 +590,11 @@ mod tests {
                 20.0 * params.h / (dt * dt),
             ];
             let mut want = vec![Vec3A::ZERO; n];
-            lists.scatter(&mut want, |i, first, win| {
-                let (js, ds) = lists.later_of(i);
-                if stored {
-                    row::<true>(
-                        &p.pos,
-                        &press,
-                        js,
-                        ds,
-                        i,
-                        1.0 / h,
-                        cap,
-                        first,
-                        win,
-                        None,
-                        |_| [w, w],
-                    );
-                } else {
-                    row::<false>(
-                        &p.pos,
-                        &press,
-                        js,
-                        ds,
-                        i,
-                        1.0 / h,
-                        cap,
-                        first,
-                        win,
-                        None,
-                        |_| [w, w],
-                    );
-                }
-            });
+            if stored {
+                scalar_rows::<true>(&p.pos, &press, &lists, h, cap, w, &mut want);
+            } else {
+                scalar_rows::<false>(&p.pos, &press, &lists, h, cap, w, &mut want);
+            }
             let mut moved = 0;
             for (i, (d, want)) in dx.iter().zip(&want).enumerate() {
                 for a in 0..3 {
