@@ -499,6 +499,19 @@ mod tests {
     use crate::liquid::params::Phase;
     use crate::liquid::particles::Particles;
 
+    /// A phase of mass `mass` with unit stiffnesses, for the tests' parameters.
+    fn phase(mass: f32) -> Phase {
+        Phase {
+            mass,
+            rest_density: 1000.0,
+            k_eff: 1.0,
+            k_near_eff: 1.0,
+            cohesion: false,
+            sigma: 0.0,
+            beta: 0.0,
+        }
+    }
+
     #[test]
     fn a_pair_term_above_the_cap_is_capped_unless_it_is_wild() {
         let cap = [2.0, 40.0];
@@ -568,15 +581,7 @@ mod tests {
             walls: None,
             wall_push: false,
             passes: 1,
-            phases: vec![Phase {
-                mass: 1e-3,
-                rest_density: 1000.0,
-                k_eff: 1.0,
-                k_near_eff: 1.0,
-                cohesion: false,
-                sigma: 0.0,
-                beta: 0.0,
-            }],
+            phases: vec![phase(1e-3)],
         };
         let dt = 0.002;
         for stored in [true, false] {
@@ -682,15 +687,6 @@ mod tests {
             });
             sums
         };
-        let phase = |mass: f32| Phase {
-            mass,
-            rest_density: 1000.0,
-            k_eff: 1.0,
-            k_near_eff: 1.0,
-            cohesion: false,
-            sigma: 0.0,
-            beta: 0.0,
-        };
         let dt = 0.002;
         for phases in [vec![phase(1e-3)], vec![phase(1e-3), phase(3e-3)]] {
             let params = LiquidParams {
@@ -786,15 +782,6 @@ mod tests {
         lists.build(&p.pos, &grid, h);
         let n = p.len();
         let press: Vec<[f32; 2]> = (0..n).map(|_| [1.0 + next(), 0.5 + next()]).collect();
-        let phase = |mass: f32| Phase {
-            mass,
-            rest_density: 1000.0,
-            k_eff: 1.0,
-            k_near_eff: 1.0,
-            cohesion: false,
-            sigma: 0.0,
-            beta: 0.0,
-        };
         let params = LiquidParams {
             spacing: s,
             h,
