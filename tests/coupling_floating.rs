@@ -41,11 +41,13 @@ struct Run {
     frames: u32,
 }
 
-/// The box's centre height and the far free surface after one frame.
+/// The box's centre height, the far free surface and the liquid particles resting on the
+/// box's top (within its span, less than two spacings above it) after one frame.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
     y: f64,
     surface: f64,
+    on_top: usize,
 }
 
 /// The free surface away from the box and the side walls: over columns one spacing wide in x
@@ -115,9 +117,20 @@ friction = 0.0
                 leak.depth / D
             );
         }
+        let (x, y) = (sim.bodies[0].state.x.x, sim.bodies[0].state.x.y);
+        let top = y + H / 2.0;
+        let on_top = sim
+            .particles()
+            .pos
+            .iter()
+            .filter(|p| {
+                (p.x as f64 - x).abs() < B / 2.0 && (top..top + 2.0 * D).contains(&(p.y as f64))
+            })
+            .count();
         out.push(Frame {
-            y: sim.bodies[0].state.x.y,
+            y,
             surface: far_surface(&sim),
+            on_top,
         });
     }
     out
@@ -186,6 +199,65 @@ fn a_buoyant_box_on_a_film_is_held_up_by_it_and_lifted_by_two_layers() {
         "the film of two layers lifts the box by only {:.2e} m",
         end - start
     );
+}
+
+/// A buoyant box released on a wet floor rises and floats (issue 20's lift-off): density
+/// ratios 0.5 and 0.8, its underside one and two liquid layers above the floor, with ghost
+/// pressure (the default), 3 s. Before, the film under it carried no pressure to it: on one
+/// layer it stayed on the floor, on two it rose a millimetre and hovered.
+#[test]
+#[ignore = "validation tier: cargo test -- --include-ignored"]
+fn a_buoyant_box_on_a_wet_floor_lifts_off_and_floats() {
+    let cases = [(0.5, 1.0), (0.5, 2.0), (0.8, 1.0), (0.8, 2.0)];
+    let runs: Vec<Vec<Frame>> = std::thread::scope(|sc| {
+        let runs: Vec<_> = cases
+            .iter()
+            .map(|&(s, layers)| {
+                sc.spawn(move || {
+                    frames(Run {
+                        s,
+                        y0: layers * D + H / 2.0,
+                        box_z: SLAB,
+                        ghost: true,
+                        frames: 180,
+                    })
+                })
+            })
+            .collect();
+        runs.into_iter()
+            .map(|r| r.join().expect("the run"))
+            .collect()
+    });
+    for (&(s, layers), run) in cases.iter().zip(&runs) {
+        // Over the last 0.5 s: the draft below the far surface against Archimedes' `s h`, the
+        // liquid resting on the box's top counted in its load (the box of 0.8 floats with
+        // 1.6 spacings above the surface, and the liquid washes over it).
+        let last = &run[run.len() - 30..];
+        let m_box = s * RHO * B * H * SLAB;
+        let loaded: f64 = last
+            .iter()
+            .map(|f| {
+                let m_top = f.on_top as f64 * RHO * D.powi(3);
+                (f.surface - (f.y - H / 2.0)) / (s * H * (1.0 + m_top / m_box))
+            })
+            .sum::<f64>()
+            / last.len() as f64;
+        let end = run[run.len() - 1];
+        eprintln!(
+            "s = {s}, {layers} layers: underside {:.2} spacings up at 3 s, draft {:.3} of \
+             Archimedes' s h ({:.3} loaded with the liquid on its top, {} particles at the \
+             end)",
+            (end.y - H / 2.0) / D,
+            relative_draft(last, s),
+            loaded,
+            end.on_top
+        );
+        // A box still on the film would draft about 2.8 s h (s = 0.8) and 4.3 s h (s = 0.5).
+        assert!(
+            (loaded - 1.0).abs() < 0.15,
+            "s = {s} on {layers} layers: draft {loaded:.3} of Archimedes' after 3 s"
+        );
+    }
 }
 
 /// A box of density ratio 0.5 released at rest with its underside two Archimedes drafts below

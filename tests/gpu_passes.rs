@@ -651,14 +651,27 @@ fn contacts_match_their_cpu_twin() {
         );
         // Each contact carries the liquid particle's state, bit for bit.
         assert_eq!(
-            (a.slot, a.pos, a.vel, a.phase),
-            (b.slot, b.pos, b.vel, b.phase)
+            (a.slot, a.pos, a.vel, a.phase, a.rho.to_bits()),
+            (b.slot, b.pos, b.vel, b.phase, b.rho.to_bits())
         );
     }
+    // A search reaching several cells (as the films' near the walls) finds the same pairs.
+    let wide: Vec<BodyParticle> = body
+        .iter()
+        .step_by(40)
+        .map(|b| BodyParticle {
+            pos: b.pos,
+            radius: 2.5 * params.h,
+        })
+        .collect();
+    let got = gpu.find_contacts(&wide).unwrap();
+    let want = contacts::cpu_twin(&s, &grid, params.spacing / 2.0, &wide);
+    assert!(want.len() > 200, "only {} pairs", want.len());
+    assert_eq!(key(&got), key(&want), "wide pairs differ");
     // Too large a body particle for the grid search is refused, not missed.
     let big = [BodyParticle {
         pos: c,
-        radius: params.h,
+        radius: 4.0 * params.h,
     }];
     assert!(gpu.find_contacts(&big).is_err());
 }

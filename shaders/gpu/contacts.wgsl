@@ -1,6 +1,7 @@
 // Contact candidates between body particles and liquid particles: one invocation per body
-// particle loops the 27 grid cells around it and appends every liquid particle closer than
-// the sum of radii (w of the body particle) to a compact list: per contact three vec4 words,
+// particle loops the grid cells around it, as many on each side as its reach needs (one where
+// it reaches at most a cell, h; more for a search grown near the walls for the films), and
+// appends every liquid particle closer than its reach (w of the body particle) to a compact list: per contact three vec4 words,
 // (liquid id, body particle, distance, slot), the liquid particle's position (w = phase) and
 // its velocity, so that only contacts go down to the CPU.
 @group(0) @binding(0) var<uniform> P: Params;
@@ -20,7 +21,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let xb = body[b].xyz;
     let reach = body[b].w;
-    let blk = block_around(cell_coords(xb));
+    let c = cell_coords(xb);
+    let k = max(u32(ceil(reach * P.inv_cell)), 1u);
+    let blk = Block(c - min(c, vec3<u32>(k)), min(c + vec3<u32>(k), P.dims - vec3<u32>(1u)));
     let rows = block_rows(blk);
     let cap = arrayLength(&pairs) / 3u;
     for (var row = 0u; row < rows; row = row + 1u) {

@@ -447,6 +447,8 @@ mod tests {
             id: 0,
             vel: DVec3::ZERO,
             inv_mass: 1.0 / 0.125e-3,
+            phase: 0,
+            rho: 0.0,
             new: false,
         }
     }

@@ -8,6 +8,7 @@ use super::body_contacts::{
     BodyContact, ContactBuffers, body_body_contacts_into, wall_contacts_into,
 };
 use super::correction::{PushBuffers, correct_bodies, push_out};
+use super::film::{self, FilmBuffers, film_impulses};
 use super::liquid_body::{LiquidBodyContact, SlotLookup, SurfaceIndex, first_of_slot_into};
 use super::params::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use super::penalty::{PenaltyParams, apply_penalty};
@@ -39,6 +40,9 @@ pub struct CouplingReport {
     pub liquid_contacts: usize,
     /// Body/wall and body/body contacts.
     pub body_contacts: usize,
+    /// Liquid particles pressed between a body and a wall that passed their liquid's
+    /// pressure to the body (`coupling::film`).
+    pub films: usize,
     /// LCP rows (contacts, friction, walls under touching liquid).
     pub rows: usize,
     /// Solver iterations.
@@ -66,6 +70,8 @@ pub struct Coupler {
     penalty: PenaltyParams,
     /// The liquid's restitution against bodies.
     liquid_restitution: f64,
+    /// Whether films between bodies and walls pass their liquid's pressure to the bodies.
+    film_pressure: bool,
     /// (body, liquid id) of the last step's liquid contacts, sorted: those contacts are
     /// pressed, not new, and do not bounce.
     touching: Vec<(u32, u32)>,
@@ -109,6 +115,9 @@ struct StepBuffers {
     solid_after: Vec<BodyContact>,
     projection: joints::Projection,
     lcp: LcpBuffers,
+    film: FilmBuffers,
+    /// Per body, the impulse and angular impulse of the films' pressure.
+    film_impulses: Vec<(DVec3, DVec3)>,
 }
 
 /// The contact problem's buffers.
@@ -149,6 +158,7 @@ impl Coupler {
             on_failure: params.on_failure,
             penalty: params.penalty,
             liquid_restitution: params.liquid_restitution,
+            film_pressure: params.film_pressure,
             touching: Vec::new(),
             report: CouplingReport::default(),
             failure: None,
@@ -261,10 +271,43 @@ impl Coupler {
         dt: f64,
         times: &mut PhaseTimes,
     ) -> Result<()> {
+        // Films need the liquid within a kernel radius of them, beyond the touching particles.
+        let film_reach = match liquid.params() {
+            p if self.film_pressure && p.walls.is_some() => film::reach(p),
+            _ => 0.0,
+        };
         times.time(Phase::Contacts, || {
-            touches(&self.index, liquid, bodies, &mut buf.touch, &mut buf.liquid)
+            touches(
+                &self.index,
+                liquid,
+                bodies,
+                film_reach,
+                &mut buf.touch,
+                &mut buf.liquid,
+            )
         })?;
+        let mut films = 0;
+        if self.film_pressure {
+            films = times.time(Phase::Contacts, || {
+                film_impulses(
+                    buf.touch.candidates(),
+                    &self.index,
+                    liquid.params(),
+                    bodies,
+                    dt,
+                    &mut buf.film,
+                    &mut buf.film_impulses,
+                )
+            });
+            for (body, &(j, l)) in bodies.iter_mut().zip(&buf.film_impulses) {
+                if body.dynamic {
+                    body.state.p += j;
+                    body.state.l += l;
+                }
+            }
+        }
         self.solve(buf, liquid.params(), bodies, gravity, dt, times)?;
+        self.report.films = films;
         times.time(Phase::Bodies, || {
             buf.to_liquid.clear();
             buf.to_liquid
@@ -273,7 +316,14 @@ impl Coupler {
         })?;
         if self.projects_positions() {
             times.time(Phase::Contacts, || {
-                touches(&self.index, liquid, bodies, &mut buf.touch, &mut buf.after)
+                touches(
+                    &self.index,
+                    liquid,
+                    bodies,
+                    0.0,
+                    &mut buf.touch,
+                    &mut buf.after,
+                )
             })?;
             buf.after_contacts.clear();
             buf.after_contacts
@@ -360,6 +410,7 @@ impl Coupler {
         self.report = CouplingReport {
             liquid_contacts: liquid.len(),
             body_contacts: solid.len(),
+            films: 0,
             rows: 0,
             iterations: 0,
             bounced: 0,

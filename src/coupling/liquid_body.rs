@@ -76,6 +76,13 @@ impl SurfaceIndex {
         );
     }
 
+    /// Whether a sphere of `radius` at world point `xw` can reach body `bi` at all (its centre
+    /// within the body's ball): a cheap test before [`SurfaceIndex::touch`].
+    pub fn may_touch(&self, bodies: &[RigidBody], bi: usize, xw: DVec3, radius: f64) -> bool {
+        let r = self.reach[bi] + radius;
+        (xw - bodies[bi].state.x).length_squared() <= r * r
+    }
+
     /// Contacts of the liquid particles at `pos` (radius `liquid_radius`) with every body, in
     /// order of body, then slot.
     pub fn liquid_contacts(

@@ -47,6 +47,8 @@ pub struct CouplingParams {
     /// The liquid's restitution against bodies, 0..1 (a contact's is the geometric mean of
     /// this and the body's).
     pub liquid_restitution: f64,
+    /// Whether films between bodies and walls pass their liquid's pressure to the bodies.
+    pub film_pressure: bool,
     /// The penalty springs, and the friction between liquid and bodies.
     pub penalty: PenaltyParams,
 }

@@ -1,5 +1,6 @@
 //! The liquid's side of the liquid/body contacts of a step: which particles touch which body,
 //! with their velocity and mass, from the candidates that the liquid's backend finds.
+use super::film::{self, wall_distance};
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex, search_radius};
 use crate::Result;
 use crate::liquid::params::Walls;
@@ -19,6 +20,10 @@ pub struct LiquidTouch {
     pub vel: DVec3,
     /// The liquid particle's inverse mass, 1/kg.
     pub inv_mass: f64,
+    /// The liquid particle's phase (liquid block).
+    pub phase: u32,
+    /// The liquid particle's kernel sum of the last relaxation pass.
+    pub rho: f32,
     /// Whether the contact is new this step, so that restitution may bounce it: a particle
     /// that touched the body the step before is pressed on it, not hitting it.
     pub new: bool,
@@ -38,18 +43,31 @@ pub(crate) fn to_f(v: DVec3) -> Vec3A {
 #[derive(Debug, Clone, Default)]
 pub struct TouchBuffers {
     balls: Vec<(DVec3, f64)>,
+    /// Per body, the squared radius of its ball for touching alone.
+    reach: Vec<f64>,
     near: Vec<NearBody>,
     found: Vec<Option<LiquidTouch>>,
     inv_mass: Vec<f64>,
 }
 
+impl TouchBuffers {
+    /// The candidates of the last search: every particle within its reach of a body, in
+    /// order of body, then slot.
+    pub fn candidates(&self) -> &[NearBody] {
+        &self.near
+    }
+}
+
 /// The contacts of the liquid with the bodies into `out` (cleared first), in order of body,
 /// then slot: the liquid's backend finds the particles near each body
-/// ([`Liquid::near_bodies`]); each is then tested against the body's solid here.
+/// ([`Liquid::near_bodies`]); each is then tested against the body's solid here. Near the
+/// walls the search reaches `extra` farther (the films' liquid, [`super::film`]); those
+/// candidates stay in [`TouchBuffers::candidates`].
 pub fn touches(
     index: &SurfaceIndex,
     liquid: &mut dyn Liquid,
     bodies: &[RigidBody],
+    extra: f64,
     buf: &mut TouchBuffers,
     out: &mut Vec<LiquidTouch>,
 ) -> Result<()> {
@@ -63,6 +81,18 @@ pub fn touches(
     buf.inv_mass
         .extend(params.phases.iter().map(|ph| 1.0 / ph.mass as f64));
     index.balls_into(bodies, r_l, &mut buf.balls);
+    buf.reach.clear();
+    buf.reach.extend(buf.balls.iter().map(|&(_, r)| r * r));
+    // Farther where the walls are within reach.
+    let walls = params.walls.filter(|_| extra > 0.0);
+    let spacing = params.spacing as f64;
+    let grow = |x: DVec3, r: f64| match &walls {
+        Some(w) if wall_distance(w, spacing, x) < r + extra => r + extra,
+        _ => r,
+    };
+    for ball in buf.balls.iter_mut() {
+        ball.1 = grow(ball.0, ball.1);
+    }
     // Every body's surface particles, in body then particle order, each searched out to the
     // distance at which liquid can still touch the body's solid (`search_radius`).
     let surface = || {
@@ -70,11 +100,24 @@ pub fn touches(
         for (bi, b) in bodies.iter().enumerate() {
             let c = &b.clump;
             for k in (0..c.len()).filter(|&k| c.surface[k]) {
+                let x = b.world_point(c.positions[k]);
+                let r = search_radius(c.radius, r_l);
+                // Films lie within a spacing of a wall and `TOUCH_GAP` of the body: only the
+                // body's particles that near a wall search farther.
+                let grown = match &walls {
+                    Some(w)
+                        if wall_distance(w, spacing, x)
+                            < r + spacing + film::TOUCH_GAP * spacing =>
+                    {
+                        r + extra
+                    }
+                    _ => r,
+                };
                 spheres.push((
                     bi as u32,
                     BodyParticle {
-                        pos: to_f(b.world_point(c.positions[k])),
-                        radius: (search_radius(c.radius, r_l) - r_l) as f32,
+                        pos: to_f(x),
+                        radius: (grown - r_l) as f32,
                     },
                 ));
             }
@@ -89,7 +132,7 @@ pub fn touches(
         &mut buf.near,
     )?;
     // Each candidate tested in parallel, then gathered in the candidates' order.
-    let inv_mass = &buf.inv_mass;
+    let (inv_mass, reach, balls) = (&buf.inv_mass, &buf.reach, &buf.balls);
     buf.found.clear();
     buf.found.resize(buf.near.len(), None);
     buf.found
@@ -97,6 +140,12 @@ pub fn touches(
         .zip(buf.near.par_iter())
         .for_each(|(f, n)| {
             let xw = to_d(n.pos);
+            let b = n.body as usize;
+            // A candidate farther out is the films' only.
+            if (xw - balls[b].0).length_squared() > reach[b] {
+                *f = None;
+                return;
+            }
             *f = index
                 .touch(bodies, n.body as usize, xw, r_l)
                 .map(|(normal, depth)| LiquidTouch {
@@ -110,6 +159,8 @@ pub fn touches(
                     id: n.id,
                     vel: to_d(n.vel),
                     inv_mass: inv_mass[n.phase as usize],
+                    phase: n.phase,
+                    rho: n.rho,
                     new: true,
                 });
         });

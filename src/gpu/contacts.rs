@@ -33,6 +33,8 @@ pub struct Contact {
     pub phase: u32,
     /// The liquid particle's velocity, m/s.
     pub vel: Vec3A,
+    /// The liquid particle's kernel sum of the last density pass.
+    pub rho: f32,
 }
 
 /// The pass's pipeline.
@@ -85,9 +87,11 @@ pub fn cpu_twin(
             (c / dims[0]) % dims[1],
             c / (dims[0] * dims[1]),
         );
-        for z in cz.saturating_sub(1)..=(cz + 1).min(dims[2] - 1) {
-            for y in cy.saturating_sub(1)..=(cy + 1).min(dims[1] - 1) {
-                for x in cx.saturating_sub(1)..=(cx + 1).min(dims[0] - 1) {
+        // As many cells each side as the reach needs (at least one).
+        let k = ((reach / grid.cell).ceil() as u32).max(1);
+        for z in cz.saturating_sub(k)..=(cz + k).min(dims[2] - 1) {
+            for y in cy.saturating_sub(k)..=(cy + k).min(dims[1] - 1) {
+                for x in cx.saturating_sub(k)..=(cx + k).min(dims[0] - 1) {
                     let cell = ((z * dims[1] + y) * dims[0] + x) as usize;
                     for j in grid.cell_start[cell]..grid.cell_start[cell + 1] {
                         let d = (p.pos[j as usize] - b.pos).length();
@@ -100,6 +104,7 @@ pub fn cpu_twin(
                                 pos: p.pos[j as usize],
                                 phase: p.phase[j as usize],
                                 vel: p.vel[j as usize],
+                                rho: p.rho[j as usize],
                             });
                         }
                     }

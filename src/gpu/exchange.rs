@@ -7,13 +7,18 @@ use super::contacts::{BodyParticle, Contact, sort};
 use crate::{Error, Result};
 use glam::Vec3A;
 
-/// Check that every contact distance fits the grid search (at most one cell, h).
+/// The farthest a body particle's search reaches, in kernel radii (grid cells): the contact
+/// search walks that many cells on each side.
+pub const MAX_REACH_CELLS: f32 = 4.0;
+
+/// Check that every contact distance fits the grid search (at most `MAX_REACH_CELLS` cells).
 fn check_reach(body: &[BodyParticle], liquid_radius: f32, h: f32) -> Result<()> {
-    if let Some(b) = body.iter().find(|b| b.radius + liquid_radius > h) {
+    let limit = MAX_REACH_CELLS * h;
+    if let Some(b) = body.iter().find(|b| b.radius + liquid_radius > limit) {
         return Err(Error::input(format!(
-            "a body particle of radius {} m reaches {} m, beyond the liquid's kernel radius {h} m, \
-             which the contact search covers; fix: sample bodies with particles no larger than \
-             the liquid's kernel radius minus half its spacing",
+            "a body particle of radius {} m reaches {} m, beyond {limit} m ({MAX_REACH_CELLS} \
+             kernel radii), which the contact search covers; fix: sample bodies with particles \
+             no larger than the liquid's kernel radius",
             b.radius,
             b.radius + liquid_radius
         )));
@@ -105,6 +110,7 @@ impl GpuLiquidSolver {
                     pos: f(c[1]),
                     phase: f32::from_bits(c[1][3]) as u32,
                     vel: f(c[2]),
+                    rho: f32::from_bits(c[2][3]),
                 })
                 .collect();
             sort(&mut out);

@@ -131,6 +131,7 @@ impl Liquid for GpuLiquid {
                 pos: first.pos,
                 vel: first.vel,
                 phase: first.phase,
+                rho: first.rho,
             });
             start = end;
         }

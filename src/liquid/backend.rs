@@ -49,6 +49,8 @@ pub struct NearBody {
     pub vel: Vec3A,
     /// The particle's phase (liquid block).
     pub phase: u32,
+    /// The particle's kernel sum of the last relaxation pass (its density over the mass).
+    pub rho: f32,
 }
 
 /// What a liquid backend carries from one step to the next besides the particles.

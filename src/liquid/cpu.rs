@@ -94,6 +94,7 @@ impl Liquid for CpuLiquid {
                         pos: p.pos[slot],
                         vel: p.vel[slot],
                         phase: p.phase[slot],
+                        rho: p.rho[slot],
                     }),
             );
         }

@@ -62,6 +62,10 @@ pub struct CouplingSpec {
     /// this and the body's).
     #[serde(default = "default_liquid_restitution")]
     pub liquid_restitution: f64,
+    /// Whether a thin film of liquid between a body and a wall passes the pressure of the
+    /// liquid it connects to on to the body (`coupling::film`).
+    #[serde(default = "default_film_pressure")]
+    pub film_pressure: bool,
     /// Penalty spring stiffness per contact, N/m; absent: each contact's effective mass times
     /// `(2 pi / (penalty_contact_steps dt))^2`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -82,6 +86,7 @@ impl Default for CouplingSpec {
             on_failure: OnLcpFailure::default(),
             liquid_friction: 0.0,
             liquid_restitution: default_liquid_restitution(),
+            film_pressure: default_film_pressure(),
             penalty_stiffness: None,
             penalty_contact_steps: default_penalty_contact_steps(),
             penalty_damping: default_penalty_damping(),
@@ -89,6 +94,9 @@ impl Default for CouplingSpec {
     }
 }
 
+fn default_film_pressure() -> bool {
+    true
+}
 fn default_liquid_restitution() -> f64 {
     0.5
 }

@@ -208,6 +208,7 @@ pub fn coupling(spec: &CouplingSpec) -> CouplingParams {
             scene::OnLcpFailure::Penalty => OnLcpFailure::Penalty,
         },
         liquid_restitution: spec.liquid_restitution,
+        film_pressure: spec.film_pressure,
         penalty: PenaltyParams {
             stiffness: spec.penalty_stiffness,
             contact_steps: spec.penalty_contact_steps,
