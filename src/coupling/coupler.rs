@@ -287,10 +287,11 @@ impl Coupler {
             )
         })?;
         let mut films = 0;
-        if self.film_pressure {
+        if self.film_pressure && !liquid.is_empty() {
             films = times.time(Phase::Contacts, || {
                 film_impulses(
                     buf.touch.candidates(),
+                    buf.touch.near_wall(),
                     &self.index,
                     liquid.params(),
                     bodies,

@@ -136,10 +136,13 @@ fn film_wall(walls: &Walls, spacing: f64, x: DVec3, n: DVec3, to_body: f64) -> O
 
 /// The impulses (N s) and angular impulses about each body's centre that the films among
 /// `near` (the candidates of one step's liquid/body contacts, in order of body, then slot,
-/// searched [`reach`] beyond touching) pass to `bodies` over `dt`, into `out` (one entry per
+/// searched [`reach`] beyond touching for the bodies `near_wall` marks) pass to `bodies` over
+/// `dt`, into `out` (one entry per
 /// body, zero where no film presses); the number of films. Nothing without walls.
+#[allow(clippy::too_many_arguments)]
 pub fn film_impulses(
     near: &[NearBody],
+    near_wall: &[bool],
     index: &SurfaceIndex,
     params: &LiquidParams,
     bodies: &[RigidBody],
@@ -159,6 +162,9 @@ pub fn film_impulses(
     buf.films.clear();
     let touch_reach = s * (0.5 + TOUCH_GAP);
     for (k, n) in near.iter().enumerate() {
+        if !near_wall[n.body as usize] {
+            continue;
+        }
         let x = to_d(n.pos);
         let from_wall = wall_distance(walls, s, x);
         if from_wall >= s + h {
@@ -373,6 +379,7 @@ mod tests {
         let mut out = Vec::new();
         let films = film_impulses(
             near,
+            &[true],
             &index,
             params,
             &bodies,

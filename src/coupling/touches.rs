@@ -45,6 +45,8 @@ pub struct TouchBuffers {
     balls: Vec<(DVec3, f64)>,
     /// Per body, the squared radius of its ball for touching alone.
     reach: Vec<f64>,
+    /// Per body, whether it comes within a film's reach of a wall (its search grown).
+    near_wall: Vec<bool>,
     near: Vec<NearBody>,
     found: Vec<Option<LiquidTouch>>,
     inv_mass: Vec<f64>,
@@ -55,6 +57,11 @@ impl TouchBuffers {
     /// order of body, then slot.
     pub fn candidates(&self) -> &[NearBody] {
         &self.near
+    }
+
+    /// Per body, whether the last search grew near a wall (where films can lie).
+    pub fn near_wall(&self) -> &[bool] {
+        &self.near_wall
     }
 }
 
@@ -83,18 +90,29 @@ pub fn touches(
     index.balls_into(bodies, r_l, &mut buf.balls);
     buf.reach.clear();
     buf.reach.extend(buf.balls.iter().map(|&(_, r)| r * r));
-    // Farther where the walls are within reach.
+    // Farther for the bodies that come within a film's reach of a wall: a film lies within
+    // a spacing of a wall and `TOUCH_GAP` of the body, so only a body particle within that
+    // and its own search radius of a wall searches farther (and its body's ball grows).
     let walls = params.walls.filter(|_| extra > 0.0);
     let spacing = params.spacing as f64;
-    let grow = |x: DVec3, r: f64| match &walls {
-        Some(w) if wall_distance(w, spacing, x) < r + extra => r + extra,
-        _ => r,
+    let band = |x: DVec3, r: f64| {
+        walls.is_some_and(|w| wall_distance(&w, spacing, x) < r + (1.0 + film::TOUCH_GAP) * spacing)
     };
-    for ball in buf.balls.iter_mut() {
-        ball.1 = grow(ball.0, ball.1);
+    buf.near_wall.clear();
+    buf.near_wall.extend(bodies.iter().map(|b| {
+        let c = &b.clump;
+        let r = search_radius(c.radius, r_l);
+        walls.is_some()
+            && (0..c.len()).any(|k| c.surface[k] && band(b.world_point(c.positions[k]), r))
+    }));
+    for (ball, &near) in buf.balls.iter_mut().zip(&buf.near_wall) {
+        if near {
+            ball.1 += extra;
+        }
     }
     // Every body's surface particles, in body then particle order, each searched out to the
-    // distance at which liquid can still touch the body's solid (`search_radius`).
+    // distance at which liquid can still touch the body's solid (`search_radius`), or
+    // `extra` farther near a wall.
     let surface = || {
         let mut spheres = Vec::new();
         for (bi, b) in bodies.iter().enumerate() {
@@ -102,17 +120,7 @@ pub fn touches(
             for k in (0..c.len()).filter(|&k| c.surface[k]) {
                 let x = b.world_point(c.positions[k]);
                 let r = search_radius(c.radius, r_l);
-                // Films lie within a spacing of a wall and `TOUCH_GAP` of the body: only the
-                // body's particles that near a wall search farther.
-                let grown = match &walls {
-                    Some(w)
-                        if wall_distance(w, spacing, x)
-                            < r + spacing + film::TOUCH_GAP * spacing =>
-                    {
-                        r + extra
-                    }
-                    _ => r,
-                };
+                let grown = if band(x, r) { r + extra } else { r };
                 spheres.push((
                     bi as u32,
                     BodyParticle {
