@@ -1,20 +1,22 @@
 //! The pressure a thin film of liquid between a body and a wall passes to the body.
 //!
-//! A liquid particle pressed by a body against a wall (a *film*: it touches the body within a
-//! spacing of the wall, the body's surface faces the wall head-on there, and the gap between
-//! them holds the particle) cannot pass the liquid's pressure on by moving: the wall holds it
+//! A liquid particle pressed by a body against a wall (a *film*: it lies within a spacing of
+//! the wall and less than `TOUCH_GAP` spacings clear of the body, the body's surface faces the
+//! wall head-on there, and the gap between them holds the particle) cannot pass the liquid's pressure on by moving: the wall holds it
 //! and the walls do not push a particle next to a body. On its own the body then rests on the
 //! film as on the floor, however buoyant it is. A film that connects to the liquid around it
 //! carries that liquid's pressure, as a wet floor does under a block: each film particle here
 //! takes the pressure `k (rho - rho0) rest / rho0` of the liquid within a kernel radius of it
 //! that is not a film, extrapolated hydrostatically, carried into the film's inside by Jacobi
-//! sweeps over the film's pairs, and passes it to the body over its column's area (a spacing
+//! sweeps over the film's pairs (until converged, at most `SWEEPS`), and passes it to the body over its column's area (a spacing
 //! squared) along the wall's normal. A film that no liquid reaches (sealed under the body)
 //! passes nothing. Once a body has lifted off by `TOUCH_GAP` the next layer fits under it,
 //! and its particles carry the pressure by their contacts.
 //!
-//! Both backends give the same candidates ([`crate::liquid::Liquid::near_bodies`], searched
-//! [`reach`] beyond touching), so this runs on the CPU for either.
+//! Both backends' candidates ([`crate::liquid::Liquid::near_bodies`], searched [`reach`]
+//! beyond touching near the walls) hold every particle within a kernel radius of a film, and
+//! the films and their sums are taken from those alone, so this runs on the CPU for either
+//! and gives both the same impulses.
 use super::liquid_body::SurfaceIndex;
 use super::touches::to_d;
 use crate::liquid::NearBody;
@@ -23,8 +25,8 @@ use crate::liquid::wall_kernel::lattice_moment;
 use crate::rigid::RigidBody;
 use glam::DVec3;
 
-/// The body's surface must face the wall within this cosine (26 degrees) for a touching
-/// particle to be a film.
+/// The body's surface must face the wall within this cosine (26 degrees) for a particle
+/// against it to be a film.
 const HEAD_ON: f64 = 0.9;
 
 /// The gap between the wall and the body's surface, along the wall's normal, must be at least
@@ -51,7 +53,7 @@ struct Film {
     to_body: f64,
     /// The liquid's pressure at the particle, Pa (NaN: not reached yet).
     press: f64,
-    /// Whether the pressure comes from touching liquid that is not a film (kept by the sweeps).
+    /// Whether the pressure comes from liquid that is not a film (kept by the sweeps).
     fixed: bool,
 }
 
