@@ -20,6 +20,7 @@
 use super::liquid_body::SurfaceIndex;
 use super::touches::to_d;
 use crate::liquid::NearBody;
+use crate::liquid::boundary::wall_depth;
 use crate::liquid::params::{LiquidParams, Walls};
 use crate::liquid::wall_kernel::lattice_moment;
 use crate::rigid::RigidBody;
@@ -105,14 +106,6 @@ fn pressure(params: &LiquidParams, moment: f64, phase: u32, rho: f32) -> f64 {
     (p * ph.rest_density as f64 * moment / 2.0).max(0.0)
 }
 
-/// The distance from `x` to the nearest wall face.
-pub fn wall_distance(walls: &Walls, spacing: f64, x: DVec3) -> f64 {
-    let r = spacing / 2.0;
-    (0..3)
-        .map(|a| (x[a] - (walls.lo[a] as f64 - r)).min((walls.hi[a] as f64 + r) - x[a]))
-        .fold(f64::MAX, f64::min)
-}
-
 /// The wall that a particle at `x`, `to_body` from a body's surface whose outward normal
 /// there is `n`, is pressed against as a film: the wall's outward normal, or `None`.
 fn film_wall(walls: &Walls, spacing: f64, x: DVec3, n: DVec3, to_body: f64) -> Option<DVec3> {
@@ -168,7 +161,7 @@ pub fn film_impulses(
             continue;
         }
         let x = to_d(n.pos);
-        let from_wall = wall_distance(walls, s, x);
+        let from_wall = wall_depth(walls, (s / 2.0) as f32, n.pos) as f64;
         if from_wall >= s + h {
             continue;
         }

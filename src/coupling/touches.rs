@@ -1,8 +1,9 @@
 //! The liquid's side of the liquid/body contacts of a step: which particles touch which body,
 //! with their velocity and mass, from the candidates that the liquid's backend finds.
-use super::film::{self, wall_distance};
+use super::film;
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex, search_radius};
 use crate::Result;
+use crate::liquid::boundary::wall_depth;
 use crate::liquid::params::Walls;
 use crate::liquid::{BodyParticle, BodyReach, Liquid, NearBody};
 use crate::rigid::RigidBody;
@@ -96,7 +97,9 @@ pub fn touches(
     let walls = params.walls.filter(|_| extra > 0.0);
     let spacing = params.spacing as f64;
     let band = |x: DVec3, r: f64| {
-        walls.is_some_and(|w| wall_distance(&w, spacing, x) < r + (1.0 + film::TOUCH_GAP) * spacing)
+        walls.is_some_and(|w| {
+            (wall_depth(&w, r_l as f32, to_f(x)) as f64) < r + (1.0 + film::TOUCH_GAP) * spacing
+        })
     };
     buf.near_wall.clear();
     buf.near_wall.extend(bodies.iter().map(|b| {
