@@ -8,8 +8,9 @@ use super::body_contacts::{
     BodyContact, ContactBuffers, body_body_contacts_into, wall_contacts_into,
 };
 use super::correction::{PushBuffers, correct_bodies, push_out};
+use super::energy_check::EnergyCheck;
 use super::film::{self, FilmBuffers, film_impulses};
-use super::liquid_body::{LiquidBodyContact, SlotLookup, SurfaceIndex, first_of_slot_into};
+use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
 use super::params::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use super::penalty::{PenaltyParams, apply_penalty};
 use super::touches::{LiquidTouch, TouchBuffers, to_f, touches};
@@ -54,10 +55,6 @@ pub struct CouplingReport {
     /// once (no solution), so the step was solved inelastic.
     pub inelastic: bool,
 }
-
-/// A step's impulses may raise the kinetic energy of what they touch by this fraction of it
-/// (rounding) before the bounce is withdrawn.
-const ENERGY_RISE_TOL: f64 = 1e-9;
 
 /// The coupling between the liquid, the bodies and the walls.
 #[derive(Debug, Clone)]
@@ -128,22 +125,11 @@ struct LcpBuffers {
     slots: Vec<u32>,
     /// The liquid's velocity changes, one per touching slot.
     dv: Vec<(u32, DVec3)>,
-    before: Vec<(DVec3, DVec3)>,
-    after: Vec<(DVec3, DVec3)>,
-    energy: EnergyBuffers,
+    energy: EnergyCheck,
     solver: lcp::block_pivot::BlockPivotSolver,
     joints: joints::JointBuffers,
     /// The last solution of a dense solver (Dantzig, Lemke).
     dense: Option<lcp::Solution>,
-}
-
-/// The scratch buffers of [`kinetic_energy`].
-#[derive(Debug, Clone, Default)]
-struct EnergyBuffers {
-    slots: Vec<u32>,
-    order: Vec<usize>,
-    first: Vec<usize>,
-    changes: SlotLookup<DVec3>,
 }
 
 impl Coupler {
@@ -463,10 +449,9 @@ impl Coupler {
     /// bodies. Gives the liquid's velocity changes in `lcp.dv`; an unsolved problem is kept in
     /// `failure`.
     ///
-    /// Newton's restitution applied to many contacts at once can add energy (a body bouncing
-    /// on a dozen liquid particles can fling one of them faster than anything in the scene):
-    /// a step whose impulses raise the kinetic energy of the bodies and particles they touch
-    /// is solved again without bounce, which cannot add energy (`z.w <= 0` on every row). So
+    /// A step whose impulses raise the kinetic energy of the bodies and particles they touch
+    /// ([`EnergyCheck`]) is solved again without bounce, which cannot add energy (`z.w <= 0`
+    /// on every row). So
     /// is a step whose bounces the contacts cannot all meet at once (a body that a wall sends
     /// back into liquid wedged behind it): the problem with bounce has no solution.
     fn solve_lcp(
@@ -477,20 +462,15 @@ impl Coupler {
         times: &mut PhaseTimes,
         lcp: &mut LcpBuffers,
     ) -> Result<()> {
-        momenta(bodies, &mut lcp.before);
+        lcp.energy.before(bodies);
         match self.solve_and_apply(bodies, contacts, dt, times, lcp) {
             // Only a step with bounces can add energy: the others skip the check.
             Ok(()) if self.report.bounced == 0 => return Ok(()),
             Ok(()) => {
                 let t = std::time::Instant::now();
-                let energy_after =
-                    kinetic_energy(bodies, contacts.liquid, &lcp.dv, &mut lcp.energy);
-                momenta(bodies, &mut lcp.after);
-                set_momenta(bodies, &lcp.before);
-                let energy_before = kinetic_energy(bodies, contacts.liquid, &[], &mut lcp.energy);
+                let kept = lcp.energy.keeps_energy(bodies, contacts.liquid, &lcp.dv);
                 times.add(Phase::Assemble, t.elapsed());
-                if energy_after - energy_before <= ENERGY_RISE_TOL * energy_before {
-                    set_momenta(bodies, &lcp.after);
+                if kept {
                     return Ok(());
                 }
             }
@@ -587,48 +567,4 @@ impl Coupler {
         });
         Ok(())
     }
-}
-
-/// Each body's linear and angular momentum, into `out` (cleared first).
-fn momenta(bodies: &[RigidBody], out: &mut Vec<(DVec3, DVec3)>) {
-    out.clear();
-    out.extend(bodies.iter().map(|b| (b.state.p, b.state.l)));
-}
-
-/// Set each body's linear and angular momentum (the impulses change nothing else).
-fn set_momenta(bodies: &mut [RigidBody], momenta: &[(DVec3, DVec3)]) {
-    for (b, &(p, l)) in bodies.iter_mut().zip(momenta) {
-        b.state.p = p;
-        b.state.l = l;
-    }
-}
-
-/// The kinetic energy of the bodies and of the touching liquid particles, these with the
-/// velocity changes `dv` (by slot) added.
-fn kinetic_energy(
-    bodies: &[RigidBody],
-    liquid: &[LiquidTouch],
-    dv: &[(u32, DVec3)],
-    buf: &mut EnergyBuffers,
-) -> f64 {
-    buf.slots.clear();
-    buf.slots.extend(liquid.iter().map(|t| t.contact.slot));
-    first_of_slot_into(&buf.slots, &mut buf.order, &mut buf.first);
-    let (first, changes) = (&buf.first, &mut buf.changes);
-    changes.refill(dv.iter().copied());
-    let particles: f64 = liquid
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| first[i] == i)
-        .map(|(_, t)| {
-            let v = t.vel + changes.get(t.contact.slot).unwrap_or(DVec3::ZERO);
-            0.5 * v.length_squared() / t.inv_mass
-        })
-        .sum();
-    particles
-        + bodies
-            .iter()
-            .filter(|b| b.dynamic)
-            .map(RigidBody::kinetic_energy)
-            .sum::<f64>()
 }

@@ -4,6 +4,7 @@ pub mod assemble;
 pub mod body_contacts;
 pub mod correction;
 pub mod coupler;
+pub mod energy_check;
 pub mod film;
 pub mod inside;
 pub mod kernel_boundary;
