@@ -9,7 +9,7 @@ use sphrigid::gpu::{
     GpuLiquidSolver, boundary_grid, buffers, cell_index, count, density, prefix_sum, relaxation,
     scatter, velocity, viscosity, walls,
 };
-use sphrigid::liquid::boundary::BoundaryParticles;
+use sphrigid::liquid::boundary_grid::BoundaryParticles;
 use sphrigid::liquid::params::Walls;
 use sphrigid::liquid::{LiquidParams, Particles};
 

@@ -4,7 +4,7 @@
 //! index) exactly as the CPU's [`BoundaryGrid`]. The density pass gathers from it.
 use super::kernel::Kernel;
 use super::split::SplitArrays;
-use crate::liquid::boundary::{BoundaryGrid, BoundaryParticles};
+use crate::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use crate::liquid::grid::Grid;
 
 /// The pass's pipelines (`cell_index`, `scatter`, `sort_cells`, `gather`).

@@ -6,7 +6,8 @@
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{ghosts, tile};
-use crate::liquid::boundary::{self, BoundaryGrid, BoundaryParticles};
+use crate::liquid::boundary;
+use crate::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::wall_kernel::WallKernel;

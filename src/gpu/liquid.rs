@@ -7,7 +7,7 @@ use super::contacts::Contact;
 use super::context::{self, GpuContext};
 use crate::Result;
 use crate::liquid::backend::{BodyParticle, BodyReach, Carried, DeviceReport, Liquid, NearBody};
-use crate::liquid::boundary::BoundaryParticles;
+use crate::liquid::boundary_grid::BoundaryParticles;
 use crate::liquid::{CpuLiquid, LiquidParams, Particles};
 use crate::timing::{PhaseTimes, Timing};
 use glam::Vec3A;

@@ -4,7 +4,7 @@
 use super::GpuLiquidSolver;
 use super::buffers;
 use crate::liquid::Particles;
-use crate::liquid::boundary::{BoundaryGrid, BoundaryParticles};
+use crate::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use crate::liquid::grid::Grid;
 use crate::{Error, Result};
 use glam::Vec3A;

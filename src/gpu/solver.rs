@@ -10,7 +10,7 @@ use super::{
     boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
     relaxation, scatter, split, tile, velocity, viscosity, walls,
 };
-use crate::liquid::boundary::BoundaryParticles;
+use crate::liquid::boundary_grid::BoundaryParticles;
 use crate::liquid::wall_kernel::{WALL_TABLE_SAMPLES, WallKernel};
 use crate::liquid::{LiquidParams, Particles};
 use crate::timing::{Phase, PhaseTimes, Timing};

@@ -14,147 +14,13 @@
 //! wall as well as across it. Bodies: their particles within the kernel radius, weighted by
 //! their volume relative to a liquid particle's, binned into the liquid grid's cells
 //! ([`BoundaryGrid`]) and gathered by each liquid particle from the 27 cells around it.
+use super::boundary_grid::BoundaryGrid;
 use super::grid::Grid;
 use super::neighbours::in_pool;
 use super::params::Walls;
 use super::wall_kernel::WallKernel;
 use glam::Vec3A;
 use rayon::prelude::*;
-
-/// Body particles that lend their kernel sums to the liquid: world positions and weights
-/// (their volume over a liquid particle's).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct BoundaryParticles {
-    /// World positions, m.
-    pub pos: Vec<Vec3A>,
-    /// Volume of each particle over a liquid particle's volume.
-    pub weight: Vec<f32>,
-}
-
-impl BoundaryParticles {
-    /// Number of particles.
-    pub fn len(&self) -> usize {
-        self.pos.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.pos.is_empty()
-    }
-}
-
-/// The body boundary particles binned into the liquid grid's cells and sorted by (cell,
-/// index): every liquid particle gathers their sums over the 27 cells around it in this order,
-/// on the CPU and on the GPU alike (no scatter, so no float atomics and a fixed order).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct BoundaryGrid {
-    /// `cell_start[c]..cell_start[c+1]` are the sorted particles in cell `c` (one entry per
-    /// cell and one more; empty when there are no particles).
-    pub cell_start: Vec<u32>,
-    /// The particles in (cell, index) order.
-    pub sorted: BoundaryParticles,
-    /// Their bounding box (lowest, highest corner).
-    bounds: [Vec3A; 2],
-}
-
-impl BoundaryGrid {
-    /// The bins from their parts (as a GPU binning downloads).
-    pub fn from_parts(cell_start: Vec<u32>, sorted: BoundaryParticles) -> BoundaryGrid {
-        let mut b = BoundaryGrid {
-            cell_start,
-            sorted,
-            bounds: [Vec3A::ZERO; 2],
-        };
-        b.set_bounds();
-        b
-    }
-
-    /// Set the bounding box (zero when there are no particles, as by default).
-    fn set_bounds(&mut self) {
-        if self.is_empty() {
-            self.bounds = [Vec3A::ZERO; 2];
-            return;
-        }
-        self.bounds = self.sorted.pos.iter().fold(
-            [Vec3A::splat(f32::INFINITY), Vec3A::splat(f32::NEG_INFINITY)],
-            |[lo, hi], &x| [lo.min(x), hi.max(x)],
-        );
-    }
-
-    /// Bin `b` into the cells of `grid` (points outside are clamped into its border cells, as
-    /// the liquid's are): a counting sort, stable in the particles' index.
-    pub fn build(&mut self, grid: &Grid, b: &BoundaryParticles) {
-        self.cell_start.clear();
-        self.sorted.pos.clear();
-        self.sorted.weight.clear();
-        if b.is_empty() {
-            self.set_bounds();
-            return;
-        }
-        let ncells = grid.cells();
-        // Each particle's cell is found twice (to count, then to scatter) rather than kept:
-        // nothing is allocated once the buffers have held as many particles and cells.
-        let cell_of = |k: usize| grid.cell_index(b.pos[k]);
-        self.cell_start.resize(ncells + 1, 0);
-        for k in 0..b.len() {
-            self.cell_start[cell_of(k) as usize + 1] += 1;
-        }
-        for c in 0..ncells {
-            self.cell_start[c + 1] += self.cell_start[c];
-        }
-        // Scatter with cell_start[c] as the cursor of cell c (it ends at the next cell's
-        // start), then shift the starts back.
-        self.sorted.pos.resize(b.len(), Vec3A::ZERO);
-        self.sorted.weight.resize(b.len(), 0.0);
-        for k in 0..b.len() {
-            let slot = &mut self.cell_start[cell_of(k) as usize];
-            self.sorted.pos[*slot as usize] = b.pos[k];
-            self.sorted.weight[*slot as usize] = b.weight[k];
-            *slot += 1;
-        }
-        self.cell_start.copy_within(0..ncells, 1);
-        self.cell_start[0] = 0;
-        self.set_bounds();
-    }
-
-    /// Whether there are no particles.
-    pub fn is_empty(&self) -> bool {
-        self.sorted.is_empty()
-    }
-
-    /// The particles' kernel sums `(sum w (1-q)^2, sum w (1-q)^3)` at `x`, a liquid particle
-    /// in cell `c` of `grid` (the grid this was built on), over the 27 cells around it.
-    #[inline]
-    pub fn sums(&self, grid: &Grid, c: u32, x: Vec3A, h: f32) -> [f32; 2] {
-        let (h2, inv_h) = (h * h, 1.0 / h);
-        let (mut s, mut sn) = (0.0f32, 0.0f32);
-        // Most particles are far from every body: two kernel radii beyond the bounding box
-        // (one would do but for rounding), no term can be non-zero, and the sums are exactly
-        // the zeros the gather would give.
-        let m = Vec3A::splat(2.0 * h);
-        if x.cmplt(self.bounds[0] - m).any() || x.cmpgt(self.bounds[1] + m).any() {
-            return [s, sn];
-        }
-        grid.for_each_row_near(c, |first, end| {
-            let (a, b) = (
-                self.cell_start[first] as usize,
-                self.cell_start[end] as usize,
-            );
-            for (xb, w) in self.sorted.pos[a..b].iter().zip(&self.sorted.weight[a..b]) {
-                let r2 = (*xb - x).length_squared();
-                if r2 < h2 {
-                    let q = 1.0 - r2.sqrt() * inv_h;
-                    if q > 0.0 {
-                        let q2 = q * q;
-                        s += w * q2;
-                        sn += w * q2 * q;
-                    }
-                }
-            }
-        });
-        [s, sn]
-    }
-}
 
 /// Add the bodies' and the walls' sums to the liquid's kernel sums `rho`, `rho_near` of every
 /// slot of `grid` at its current position (`h` the kernel radius); the walls' ghost by ghost
@@ -592,59 +458,6 @@ mod tests {
         // The same slot without a body near it is pushed up.
         let dx = push(&[0.0; 2]);
         assert!(dx[near].y > 1e-6, "{}", dx[near]);
-    }
-
-    #[test]
-    fn gathered_body_sums_match_a_sum_over_every_body_particle() {
-        use crate::liquid::particles::Particles;
-        // A pseudo-random cloud of liquid particles and of body particles, some of these far
-        // outside the liquid's grid (clamped into its border cells).
-        let mut rng = crate::rng::XorShift::new(0x2545_f491);
-        let mut next = move || rng.unit() as f32;
-        let h = 0.02;
-        let mut p = Particles::default();
-        for _ in 0..2000 {
-            let x = Vec3A::new(next(), next(), next()) * 0.1;
-            p.push(x, Vec3A::ZERO, 0);
-        }
-        let mut b = BoundaryParticles::default();
-        for k in 0..600 {
-            let x = Vec3A::new(next(), next(), next()) * 0.14 - Vec3A::splat(0.02);
-            b.pos.push(if k % 50 == 0 { x * 10.0 } else { x });
-            b.weight.push(k as f32);
-        }
-        let mut grid = Grid::new(h);
-        grid.build(&mut p).unwrap();
-        let mut bins = BoundaryGrid::default();
-        bins.build(&grid, &b);
-        // Order (cell, index): the weights are the indices.
-        let key = |j: usize| (grid.cell_index(bins.sorted.pos[j]), bins.sorted.weight[j]);
-        assert!(
-            (1..b.len()).all(|j| key(j - 1) < key(j)),
-            "not in (cell, index) order"
-        );
-        assert_eq!(bins.cell_start.len(), grid.cells() + 1);
-        let mut near = 0;
-        for (i, &x) in p.pos.iter().enumerate() {
-            let got = bins.sums(&grid, grid.cell_of[i], x, h);
-            let (mut s, mut sn) = (0.0f64, 0.0f64);
-            for (xb, w) in b.pos.iter().zip(&b.weight) {
-                let q = 1.0 - (*xb - x).length() as f64 / h as f64;
-                if q > 0.0 {
-                    s += *w as f64 * q * q;
-                    sn += *w as f64 * q * q * q;
-                }
-            }
-            near += (s > 0.0) as usize;
-            assert!((got[0] as f64 - s).abs() <= 1e-5 * s.max(1.0), "slot {i}");
-            assert!((got[1] as f64 - sn).abs() <= 1e-5 * sn.max(1.0), "slot {i}");
-        }
-        assert!(
-            near > 1000,
-            "only {near} liquid particles near a body particle"
-        );
-        bins.build(&grid, &BoundaryParticles::default());
-        assert!(bins.is_empty() && bins.cell_start.is_empty());
     }
 
     #[test]

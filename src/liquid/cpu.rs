@@ -1,7 +1,7 @@
 //! The CPU backend of the [`Liquid`] interface: the rayon solver ([`LiquidSolver`]) with the
 //! particles it steps, which live on the host.
 use super::backend::{BodyReach, Carried, Liquid, NearBody};
-use super::boundary::BoundaryParticles;
+use super::boundary_grid::BoundaryParticles;
 use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;

@@ -6,6 +6,19 @@
 //! `((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))`, on every path and at any thread count.
 use glam::Vec3A;
 
+/// Whether the processor has AVX2, for the 8-lane builds of the pair loops (the neighbour
+/// lists', the relaxation's and the viscosity's) and the candidates' 8-lane distance test.
+pub fn has_avx2() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
 /// Entries of a neighbour row computed together.
 pub const LANES: usize = 8;
 
@@ -297,7 +310,7 @@ mod tests {
 
     #[test]
     fn lane_loads_give_the_scalar_loads() {
-        if !crate::liquid::neighbours::has_avx2() {
+        if !has_avx2() {
             return;
         }
         let v: Vec<Vec3A> = (0..20)

@@ -3,6 +3,8 @@
 //! [`CpuLiquid`], and the GPU one in `gpu/`) implements. It imports no backend.
 pub mod backend;
 pub mod boundary;
+pub mod boundary_grid;
+pub mod candidates;
 pub mod cpu;
 pub mod grid;
 pub mod lanes;

@@ -2,8 +2,9 @@
 //! displacement from the same positions, each pair's symmetric term computed once and added to
 //! both particles ([`NeighbourLists::scatter`]).
 use super::boundary::WallPairs;
+use super::lanes::has_avx2;
 use super::lanes::{self, LANES};
-use super::neighbours::{NeighbourLists, add_kernel_row, has_avx2, in_pool};
+use super::neighbours::{NeighbourLists, add_kernel_row, in_pool};
 use super::params::LiquidParams;
 use glam::Vec3A;
 use rayon::prelude::*;

@@ -1,7 +1,8 @@
 //! The CPU liquid solver and its step, in the order of docs/design.md (steps 1-5): gravity,
 //! viscosity (and the walls' viscous friction), prediction, relaxation, walls, velocity update
 //! (the GPU step follows the same order).
-use super::boundary::{self, BoundaryGrid, BoundaryParticles, WallPairs};
+use super::boundary::{self, WallPairs};
+use super::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use super::grid::Grid;
 use super::neighbours::{NeighbourLists, in_pool};
 use super::params::LiquidParams;

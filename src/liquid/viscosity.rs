@@ -1,8 +1,9 @@
 //! Viscosity impulses between liquid neighbours (Clavet et al. 2005, section 5.3): each pair's
 //! impulse computed once, from its lower slot, and added to both particles (equal and
 //! opposite) through [`NeighbourLists::scatter`].
+use super::lanes::has_avx2;
 use super::lanes::{self, LANES};
-use super::neighbours::{NeighbourLists, has_avx2, in_pool};
+use super::neighbours::{NeighbourLists, in_pool};
 use super::params::{LiquidParams, Phase};
 use super::particles::Particles;
 use glam::Vec3A;
