@@ -451,9 +451,9 @@ impl Coupler {
     ///
     /// A step whose impulses raise the kinetic energy of the bodies and particles they touch
     /// ([`EnergyCheck`]) is solved again without bounce, which cannot add energy (`z.w <= 0`
-    /// on every row). So
-    /// is a step whose bounces the contacts cannot all meet at once (a body that a wall sends
-    /// back into liquid wedged behind it): the problem with bounce has no solution.
+    /// on every row). So is a step whose bounces the contacts cannot all meet at once (a body
+    /// that a wall sends back into liquid wedged behind it): the problem with bounce has no
+    /// solution.
     fn solve_lcp(
         &mut self,
         bodies: &mut [RigidBody],
