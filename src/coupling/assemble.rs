@@ -3,6 +3,7 @@
 use super::body_contacts::{BodyContact, reduce_patch_each};
 use super::liquid_body::first_of_slot_into;
 use super::touches::{LiquidTouch, WallNormals, walls_under};
+use crate::joints::{Joint, JointKind};
 use crate::lcp::{StructuredProblem, StructuredRow, body_inverse_mass};
 use crate::liquid::params::Walls;
 use crate::rigid::RigidBody;
@@ -50,8 +51,10 @@ const PARTICLE_SHARE_MIN: f64 = 0.01;
 const WEDGE_SLOP: f64 = 0.01;
 
 /// The walls a body is held against this step, one bit per wall side (`axis * 2 + [lo, hi]`):
-/// through particles the walls hold entirely, and through its own wall contacts. A row that
-/// holds the body against one wall clamps it when the opposite wall holds it too.
+/// through particles the walls hold entirely, through its own wall contacts, and through a
+/// hinge to the world whose axis lies along a wall's normal (the body cannot move along it,
+/// either way). A row that holds the body against one wall clamps it when the opposite wall
+/// holds it too.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Clamp(u8);
 
@@ -65,6 +68,15 @@ impl Clamp {
     /// Add the wall of inward unit normal `n`.
     fn add(&mut self, n: DVec3) {
         self.0 |= Clamp::bit(n);
+    }
+
+    /// Add both walls of the axis along `axis` (unit), if it lies within 2 degrees of one.
+    fn add_axis(&mut self, axis: DVec3) {
+        let a = axis.abs().max_position();
+        if axis[a].abs() > HINGE_AXIS_COS {
+            self.add(DVec3::AXES[a]);
+            self.add(-DVec3::AXES[a]);
+        }
     }
 
     /// Whether the wall opposite one of `walls` (inward normals) holds the body too.
@@ -91,10 +103,23 @@ fn share_along(walls: &[DVec3], d: DVec3) -> Option<DVec3> {
     (n.length_squared() > PARTICLE_SHARE_MIN).then_some(n)
 }
 
+/// A hinge to the world clamps its body along a wall's normal when its axis lies within this
+/// cosine (2 degrees) of it: every point of the body then moves across that normal only.
+const HINGE_AXIS_COS: f64 = 0.9994;
+
 /// Per body, the walls it is held against (see [`Clamp`]), into `out` (cleared first).
-pub fn clamps(bodies: usize, c: &Contacts, out: &mut Vec<Clamp>) {
+pub fn clamps(bodies: &[RigidBody], c: &Contacts, out: &mut Vec<Clamp>) {
     out.clear();
-    out.resize(bodies, Clamp::default());
+    out.resize(bodies.len(), Clamp::default());
+    // A hinge between a body and the world: its rows fix the body's motion along the axis,
+    // so a wedged row along it depends on them (in exact arithmetic it asks for what they
+    // give; rounding made such a problem a ray, the hinged gate against its side walls).
+    for j in c.joints {
+        if let (JointKind::Hinge { .. }, [Some(b), None] | [None, Some(b)]) = (j.kind, j.ends) {
+            let k = usize::from(j.ends[0].is_none());
+            out[b].add_axis(bodies[b].rotation() * j.axes[k]);
+        }
+    }
     for t in c.liquid {
         let walls = wedging_walls(t, c);
         if share_along(&walls, t.contact.normal).is_none() {
@@ -164,6 +189,8 @@ pub struct Contacts<'a> {
     /// Whether newly approaching contacts bounce with their restitution (false: the step is
     /// solved perfectly inelastic).
     pub bounce: bool,
+    /// The joints, whose hinges to the world clamp their bodies (see [`Clamp`]).
+    pub joints: &'a [Joint],
 }
 
 /// Two wedged rows of one body whose normals lie within this cosine (2 degrees) share a plane.
@@ -250,7 +277,7 @@ pub fn assemble(
     let term = &mut buf.term;
     dynamic_index(bodies, &mut buf.dyn_index);
     let dyn_index = &buf.dyn_index;
-    clamps(bodies.len(), c, &mut buf.clamp);
+    clamps(bodies, c, &mut buf.clamp);
     let clamp = &buf.clamp;
     for body in bodies.iter().filter(|b| b.dynamic) {
         // to_cols_array of a symmetric matrix is also its row-major form.
@@ -468,6 +495,7 @@ mod tests {
             liquid_friction: 0.0,
             liquid_restitution: 0.5,
             bounce: true,
+            joints: &[],
         }
     }
 
@@ -509,6 +537,73 @@ mod tests {
             ..ceiling
         };
         assert_eq!(first_q(&b, &walls, &[side]).0, 0.0);
+    }
+
+    /// A hinge between the box of `box_on_a_film` and the world, at the box's centre, about
+    /// `axis` (world and body frames alike: the box is unrotated).
+    fn hinge_to_world(b: &RigidBody, axis: DVec3) -> Joint {
+        Joint {
+            name: "hinge".into(),
+            kind: JointKind::Hinge { limits: None },
+            ends: [Some(0), None],
+            anchors: [DVec3::ZERO, b.state.x],
+            axes: [axis, axis],
+            reference: glam::DQuat::IDENTITY,
+            stabilization: 0.2,
+        }
+    }
+
+    #[test]
+    fn a_hinge_to_the_world_along_a_wall_normal_clamps_its_body_on_that_axis() {
+        // The box pressing its film into the floor, hinged to the world about the vertical:
+        // it cannot move along y at all, so its wedged row (along y) depends on the hinge's
+        // rows, and asking it for an exact zero there made rounding turn such a problem into
+        // a ray (the hinged gate against its side walls). It gets the clamped slop. About x
+        // the hinge lets the box's points move along y: no clamp, no slop.
+        let (b, walls) = box_on_a_film();
+        let liquid = [film_particle()];
+        for (axis, clamped) in [
+            (DVec3::Y, true),
+            (DVec3::new(0.03, 1.0, 0.0).normalize(), true),
+            (DVec3::new(0.04, 1.0, 0.0).normalize(), false),
+            (DVec3::X, false),
+        ] {
+            let joints = [hinge_to_world(&b, axis)];
+            let c = Contacts {
+                joints: &joints,
+                ..film_contacts(&liquid, &[], &walls)
+            };
+            let mut prob = StructuredProblem::default();
+            let mut buf = AssembleBuffers::default();
+            assemble(
+                std::slice::from_ref(&b),
+                &c,
+                &mut prob,
+                &mut Vec::new(),
+                &mut buf,
+            );
+            let expect = if clamped { WEDGE_SLOP * c.v_rest } else { 0.0 };
+            assert_eq!(prob.rows[0].q, expect, "axis {axis}");
+            // With the hinge's rows the problem solves, its wedged row asking for a hair
+            // more than the hinge gives (rounding) or not.
+            crate::joints::append_rows_with(
+                &mut prob,
+                std::slice::from_ref(&b),
+                &buf.dyn_index,
+                &joints,
+                1e-4,
+                &mut crate::joints::JointBuffers::default(),
+            );
+            assert_eq!(prob.rows.len(), 6);
+            if clamped {
+                prob.rows[0].q -= 1e-12;
+                let mut solver = crate::lcp::block_pivot::BlockPivotSolver::default();
+                let sol = solver
+                    .solve(&prob, &crate::lcp::Options::default())
+                    .expect("solves");
+                assert!(sol.is_solved(), "axis {axis}: {:?}", sol.outcome);
+            }
+        }
     }
 
     #[test]

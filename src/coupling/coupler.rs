@@ -406,6 +406,9 @@ impl Coupler {
         self.fallback = None;
         let (liquid, solid, touched) = (&buf.liquid, &buf.solid, &buf.touched);
         let lcp = &mut buf.lcp;
+        // The joints travel with the contacts (their hinges clamp bodies, their rows join the
+        // problem); taken out of `self` for the solve, a move, and put back after it.
+        let joint_list = std::mem::take(&mut self.joints);
         let contacts = Contacts {
             liquid,
             solid,
@@ -415,6 +418,7 @@ impl Coupler {
             liquid_friction: self.penalty.liquid_friction,
             liquid_restitution: self.liquid_restitution,
             bounce: true,
+            joints: &joint_list,
         };
         let pen = self.penalty;
         let penalty = |bodies: &mut [RigidBody], times: &mut PhaseTimes| {
@@ -422,17 +426,25 @@ impl Coupler {
                 apply_penalty(&pen, bodies, liquid, solid, dt)
             })
         };
-        match self.method {
-            CouplingMethod::Penalty => lcp.dv = penalty(bodies, times),
+        let solved = match self.method {
+            CouplingMethod::Penalty => {
+                lcp.dv = penalty(bodies, times);
+                Ok(())
+            }
             CouplingMethod::Lcp => match self.solve_lcp(bodies, &contacts, dt, times, lcp) {
-                Ok(()) => {}
-                Err(e) if self.on_failure == OnLcpFailure::Penalty => {
-                    self.fallback = Some(self.failure.take().ok_or(e)?);
-                    lcp.dv = penalty(bodies, times);
-                }
-                Err(e) => return Err(e),
+                Err(e) if self.on_failure == OnLcpFailure::Penalty => match self.failure.take() {
+                    Some(failure) => {
+                        self.fallback = Some(failure);
+                        lcp.dv = penalty(bodies, times);
+                        Ok(())
+                    }
+                    None => Err(e),
+                },
+                solved => solved,
             },
-        }
+        };
+        self.joints = joint_list;
+        solved?;
         times.time(Phase::Bodies, || {
             for (b, body) in bodies.iter_mut().enumerate() {
                 if touched[b] {
@@ -514,7 +526,7 @@ impl Coupler {
                 problem,
                 bodies,
                 &lcp.assemble.dyn_index,
-                &self.joints,
+                contacts.joints,
                 dt,
                 &mut lcp.joints,
             )
