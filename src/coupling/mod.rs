@@ -13,6 +13,7 @@ pub mod liquid_body;
 pub mod params;
 pub mod penalty;
 pub mod touches;
+pub mod wedge;
 
 pub use body_contacts::BodyContact;
 pub use coupler::{Coupler, CouplingFailure, CouplingReport};

@@ -1,0 +1,167 @@
+//! Liquid particles a body presses into a wall: the walls that hold them, a particle's share
+//! of its row along the walls, the bodies those rows clamp (and the slop a clamped body may
+//! close at), and the rows of one patch reduced to its corners.
+use super::body_contacts::{BodyContact, reduce_patch_each};
+use super::touches::{LiquidTouch, WallNormals};
+use crate::joints::{Joint, JointKind};
+use crate::lcp::StructuredRow;
+use crate::rigid::RigidBody;
+use glam::DVec3;
+
+/// A body presses a liquid particle into a wall it rests on when the contact normal points
+/// into the wall by more than this cosine.
+pub const WEDGE_COS: f64 = 0.1;
+
+/// A wedged particle's share of a row (the row's direction along the walls) below this
+/// squared length is dropped, and the walls hold the particle entirely: a direction within
+/// 6 degrees of a wall's normal. A sliver of a share would make the particle take an impulse
+/// a hundred times the body's to resolve a speed rounding left in its row, an ill-conditioned
+/// row for no physics.
+const PARTICLE_SHARE_MIN: f64 = 0.01;
+
+/// A row through a particle the walls hold entirely lets the body close on it at this
+/// fraction of the resting speed, where the body is clamped (see [`Clamp`]). Such rows on
+/// opposite faces of a body in a gap one film wide ask for an exact rigid clamp, which the
+/// smoothed normals at edges and rounding make infeasible by a hair (a ray); the position
+/// correction takes the slop out (a step closes at most `0.02 g dt^2`, about 1e-7 m at the
+/// scenes' time steps). A body held from one side only (a box on a film over the floor) is
+/// not clamped and gets no slop: it does not sink through the film that carries it.
+pub const WEDGE_SLOP: f64 = 0.01;
+
+/// The walls a body is held against this step, one bit per wall side (`axis * 2 + [lo, hi]`):
+/// through particles the walls hold entirely, through its own wall contacts, and through a
+/// hinge to the world whose axis lies along a wall's normal (the body cannot move along it,
+/// either way). A row that holds the body against one wall clamps it when the opposite wall
+/// holds it too.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Clamp(u8);
+
+impl Clamp {
+    /// The bit of the wall of inward unit normal `n` (axis-aligned).
+    fn bit(n: DVec3) -> u8 {
+        let a = n.abs().max_position();
+        1 << (2 * a + usize::from(n[a] < 0.0))
+    }
+
+    /// Add the wall of inward unit normal `n`.
+    fn add(&mut self, n: DVec3) {
+        self.0 |= Clamp::bit(n);
+    }
+
+    /// Add both walls of the axis along `axis` (unit), if it lies within 2 degrees of one.
+    fn add_axis(&mut self, axis: DVec3) {
+        let a = axis.abs().max_position();
+        if axis[a].abs() > HINGE_AXIS_COS {
+            self.add(DVec3::AXES[a]);
+            self.add(-DVec3::AXES[a]);
+        }
+    }
+
+    /// Whether the wall opposite one of `walls` (inward normals) holds the body too.
+    pub fn opposes(self, walls: &[DVec3]) -> bool {
+        walls.iter().any(|&n| self.0 & Clamp::bit(-n) != 0)
+    }
+}
+
+/// The part of `d` along the walls `walls`, if it is more than a sliver (see
+/// `PARTICLE_SHARE_MIN`): a wedged particle's share of a row in direction `d`.
+pub fn share_along(walls: &[DVec3], d: DVec3) -> Option<DVec3> {
+    let n = walls.iter().fold(d, |d, n| d - *n * d.dot(*n));
+    (n.length_squared() > PARTICLE_SHARE_MIN).then_some(n)
+}
+
+/// A hinge to the world clamps its body along a wall's normal when its axis lies within this
+/// cosine (2 degrees) of it: every point of the body then moves across that normal only.
+const HINGE_AXIS_COS: f64 = 0.9994;
+
+/// Per body, the walls it is held against (see [`Clamp`]), into `out` (cleared first): through
+/// the touches of `liquid` whose particle the walls hold entirely (`wedging` gives the walls
+/// that hold a touch's particle), the wall contacts among `solid`, and the hinges to the world
+/// among `joints`.
+pub fn clamps(
+    bodies: &[RigidBody],
+    liquid: &[LiquidTouch],
+    solid: &[BodyContact],
+    joints: &[Joint],
+    wedging: impl Fn(&LiquidTouch) -> WallNormals,
+    out: &mut Vec<Clamp>,
+) {
+    out.clear();
+    out.resize(bodies.len(), Clamp::default());
+    // A hinge between a body and the world: its rows fix the body's motion along the axis,
+    // so a wedged row along it depends on them (in exact arithmetic it asks for what they
+    // give; rounding made such a problem a ray, the hinged gate against its side walls).
+    for j in joints {
+        if let (JointKind::Hinge { .. }, [Some(b), None] | [None, Some(b)]) = (j.kind, j.ends) {
+            let k = usize::from(j.ends[0].is_none());
+            out[b].add_axis(bodies[b].rotation() * j.axes[k]);
+        }
+    }
+    for t in liquid {
+        let walls = wedging(t);
+        if share_along(&walls, t.contact.normal).is_none() {
+            for &n in walls.iter() {
+                out[t.contact.body as usize].add(n);
+            }
+        }
+    }
+    for sc in solid.iter().filter(|sc| sc.b.is_none()) {
+        out[sc.a as usize].add(sc.normal);
+    }
+}
+
+/// Two wedged rows of one body whose normals lie within this cosine (2 degrees) share a plane.
+const WEDGED_PLANE_COS: f64 = 0.9994;
+
+/// Drop the rows through particles the walls hold entirely (no particle share: the body rests
+/// on the wall through them) that lie inside the patch of the others on the same body and
+/// plane: of each such patch, [`reduce_patch_each`] keeps at most its four corners. A rigid
+/// body's frictionless forces at a point inside the patch are a blend of the corners' (the
+/// same normal), and its speed there a blend of theirs, so the kept rows ask the same of the
+/// body; the dropped rows would only add linearly dependent rows. A box on a film over the
+/// floor had 80 such rows, on which block pivoting cycled and the dense fallback found the
+/// problem singular. Only without liquid friction (no friction rows refer to the normal rows).
+pub fn drop_inner_wedged_rows(
+    rows: &mut Vec<StructuredRow>,
+    wedged: &mut Vec<(usize, u32, DVec3, DVec3)>,
+    patch: &mut Vec<(DVec3, f64)>,
+    state: &mut Vec<(bool, bool)>,
+) {
+    if wedged.len() < 5 {
+        wedged.clear();
+        return;
+    }
+    state.clear();
+    state.resize(wedged.len(), (false, false));
+    for seed in 0..wedged.len() {
+        if state[seed].0 {
+            continue;
+        }
+        let (_, body, _, normal) = wedged[seed];
+        patch.clear();
+        for (k, &(_, b, point, n)) in wedged.iter().enumerate().skip(seed) {
+            if !state[k].0 && b == body && n.dot(normal) > WEDGED_PLANE_COS {
+                state[k].0 = true;
+                patch.push((point, k as f64));
+            }
+        }
+        reduce_patch_each(patch, normal, |(_, k)| state[k as usize].1 = true);
+    }
+    // The rows to drop, in row order (`wedged` is in row order).
+    let mut drop = wedged
+        .iter()
+        .zip(state.iter())
+        .filter(|(_, s)| !s.1)
+        .map(|(w, _)| w.0)
+        .peekable();
+    let mut row = 0;
+    rows.retain(|_| {
+        let keep = drop.peek() != Some(&row);
+        if !keep {
+            drop.next();
+        }
+        row += 1;
+        keep
+    });
+    wedged.clear();
+}
