@@ -48,13 +48,16 @@ impl Clamp {
         self.0 |= Clamp::bit(n);
     }
 
-    /// Add both walls of the axis along `axis` (unit), if it lies within 2 degrees of one.
-    fn add_axis(&mut self, axis: DVec3) {
-        let a = axis.abs().max_position();
-        if axis[a].abs() > HINGE_AXIS_COS {
-            self.add(DVec3::AXES[a]);
-            self.add(-DVec3::AXES[a]);
-        }
+    /// Add both walls of coordinate axis `a`.
+    fn add_axis(&mut self, a: usize) {
+        self.add(DVec3::AXES[a]);
+        self.add(-DVec3::AXES[a]);
+    }
+
+    /// Whether both walls of coordinate axis `a` hold the body.
+    fn holds_axis(self, a: usize) -> bool {
+        let both = Clamp::bit(DVec3::AXES[a]) | Clamp::bit(-DVec3::AXES[a]);
+        self.0 & both == both
     }
 
     /// Whether the wall opposite one of `walls` (inward normals) holds the body too.
@@ -70,14 +73,22 @@ pub fn share_along(walls: &[DVec3], d: DVec3) -> Option<DVec3> {
     (n.length_squared() > PARTICLE_SHARE_MIN).then_some(n)
 }
 
-/// A hinge to the world clamps its body along a wall's normal when its axis lies within this
-/// cosine (2 degrees) of it: every point of the body then moves across that normal only.
+/// A hinge clamps along a wall's normal when its axis lies within this cosine (2 degrees) of
+/// it: every point of its body then moves across that normal only (relative to the other end).
 const HINGE_AXIS_COS: f64 = 0.9994;
+
+/// The coordinate axis a hinge's world axis `axis` (unit) lies along, within 2 degrees.
+fn hinge_axis(axis: DVec3) -> Option<usize> {
+    let a = axis.abs().max_position();
+    (axis[a].abs() > HINGE_AXIS_COS).then_some(a)
+}
 
 /// Per body, the walls it is held against (see [`Clamp`]), into `out` (cleared first): through
 /// the touches of `liquid` whose particle the walls hold entirely (`wedging` gives the walls
-/// that hold a touch's particle), the wall contacts among `solid`, and the hinges to the world
-/// among `joints`.
+/// that hold a touch's particle), the wall contacts among `solid`, and the hinges among
+/// `joints` whose axis lies along a wall's normal: one to the world (or a static body) holds
+/// its body on that axis, and one between two bodies passes a hold on it from either to the
+/// other.
 pub fn clamps(
     bodies: &[RigidBody],
     liquid: &[LiquidTouch],
@@ -88,15 +99,6 @@ pub fn clamps(
 ) {
     out.clear();
     out.resize(bodies.len(), Clamp::default());
-    // A hinge between a body and the world: its rows fix the body's motion along the axis,
-    // so a wedged row along it depends on them (in exact arithmetic it asks for what they
-    // give; rounding made such a problem a ray, the hinged gate against its side walls).
-    for j in joints {
-        if let (JointKind::Hinge { .. }, [Some(b), None] | [None, Some(b)]) = (j.kind, j.ends) {
-            let k = usize::from(j.ends[0].is_none());
-            out[b].add_axis(bodies[b].rotation() * j.axes[k]);
-        }
-    }
     for t in liquid {
         let walls = wedging(t);
         if share_along(&walls, t.contact.normal).is_none() {
@@ -107,6 +109,37 @@ pub fn clamps(
     }
     for sc in solid.iter().filter(|sc| sc.b.is_none()) {
         out[sc.a as usize].add(sc.normal);
+    }
+    // A hinge fixes its body's motion along the axis (relative to the other end), so a wedged
+    // row along it depends on the hinge's rows (in exact arithmetic it asks for what they
+    // give; rounding made such a problem a ray, the hinged gate against its side walls). A
+    // hold passes along a chain of such hinges; each pass settles at least one more link.
+    let moving = |e: Option<usize>| e.filter(|&b| bodies[b].dynamic);
+    for _ in 0..=joints.len() {
+        let mut changed = false;
+        for j in joints
+            .iter()
+            .filter(|j| matches!(j.kind, JointKind::Hinge { .. }))
+        {
+            let ends = j.ends.map(moving);
+            let Some((k, b)) = (0..2).find_map(|k| ends[k].map(|b| (k, b))) else {
+                continue;
+            };
+            let axis = bodies[b].rotation() * j.axes[k];
+            let Some(a) = hinge_axis(axis) else {
+                continue;
+            };
+            let held = ends.map(|e| e.is_none_or(|b| out[b].holds_axis(a)));
+            for (e, other) in [(ends[0], held[1]), (ends[1], held[0])] {
+                if let Some(b) = e.filter(|&b| other && !out[b].holds_axis(a)) {
+                    out[b].add_axis(a);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
     }
 }
 
@@ -164,4 +197,69 @@ pub fn drop_inner_wedged_rows(
         keep
     });
     wedged.clear();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rigid::{Primitive, Shape};
+
+    /// A hinge about `axis` (both ends' frames; the bodies are unrotated) between `ends`.
+    fn hinge(ends: [Option<usize>; 2], axis: DVec3) -> Joint {
+        Joint {
+            name: "hinge".into(),
+            kind: JointKind::Hinge { limits: None },
+            ends,
+            anchors: [DVec3::ZERO; 2],
+            axes: [axis; 2],
+            reference: glam::DQuat::IDENTITY,
+            stabilization: 0.2,
+        }
+    }
+
+    #[test]
+    fn a_hold_along_a_hinge_axis_passes_down_a_chain_of_hinges() {
+        let shape = Shape::Primitive(Primitive::Box {
+            size: DVec3::splat(0.02),
+        });
+        let bodies: Vec<RigidBody> = (0..4)
+            .map(|k| RigidBody::new(&format!("b{k}"), &shape, 500.0, 0.005).unwrap())
+            .collect();
+        let held = |joints: &[Joint]| {
+            let mut out = Vec::new();
+            clamps(
+                &bodies,
+                &[],
+                &[],
+                joints,
+                |_| WallNormals::default(),
+                &mut out,
+            );
+            out.iter().map(|c| c.holds_axis(2)).collect::<Vec<_>>()
+        };
+        // Flaps hinged about z: body 2 to body 1 (listed first), body 1 to the world, body 3
+        // to body 2 about x. The world's hold reaches 1, then 2; 3 can still move along z.
+        let chain = [
+            hinge([Some(2), Some(1)], DVec3::Z),
+            hinge([None, Some(1)], DVec3::Z),
+            hinge([Some(3), Some(2)], DVec3::X),
+        ];
+        assert_eq!(held(&chain), [false, true, true, false]);
+        // Without the hinge to the world nothing holds them.
+        assert_eq!(held(&[chain[0].clone(), chain[2].clone()]), [false; 4]);
+        // A hinge about z to a static body holds like one to the world.
+        let mut fixed = bodies.clone();
+        fixed[0].dynamic = false;
+        let mut out = Vec::new();
+        let to_static = [hinge([Some(0), Some(1)], DVec3::Z)];
+        clamps(
+            &fixed,
+            &[],
+            &[],
+            &to_static,
+            |_| WallNormals::default(),
+            &mut out,
+        );
+        assert!(out[1].holds_axis(2) && !out[0].holds_axis(2));
+    }
 }
