@@ -307,7 +307,7 @@ pub fn apply(
 mod tests {
     use super::*;
     use crate::coupling::liquid_body::LiquidBodyContact;
-    use crate::joints::JointKind;
+    use crate::coupling::wedge::tests::hinge;
     use crate::rigid::{Primitive, Shape};
     use glam::Vec3A;
 
@@ -362,18 +362,23 @@ mod tests {
         }
     }
 
+    /// The problem `c` gives for the one body `body`, with the buffers it left.
+    fn assembled(body: &RigidBody, c: &Contacts) -> (StructuredProblem, AssembleBuffers) {
+        let (mut prob, mut buf) = (StructuredProblem::default(), AssembleBuffers::default());
+        assemble(
+            std::slice::from_ref(body),
+            c,
+            &mut prob,
+            &mut Vec::new(),
+            &mut buf,
+        );
+        (prob, buf)
+    }
+
     fn first_q(body: &RigidBody, walls: &Walls, solid: &[BodyContact]) -> (f64, f64) {
         let liquid = [film_particle()];
         let c = film_contacts(&liquid, solid, walls);
-        let mut prob = StructuredProblem::default();
-        assemble(
-            std::slice::from_ref(body),
-            &c,
-            &mut prob,
-            &mut Vec::new(),
-            &mut AssembleBuffers::default(),
-        );
-        (prob.rows[0].q, c.v_rest)
+        (assembled(body, &c).0.rows[0].q, c.v_rest)
     }
 
     #[test]
@@ -402,20 +407,6 @@ mod tests {
         assert_eq!(first_q(&b, &walls, &[side]).0, 0.0);
     }
 
-    /// A hinge between the box of `box_on_a_film` and the world, at the box's centre, about
-    /// `axis` (world and body frames alike: the box is unrotated).
-    fn hinge_to_world(b: &RigidBody, axis: DVec3) -> Joint {
-        Joint {
-            name: "hinge".into(),
-            kind: JointKind::Hinge { limits: None },
-            ends: [Some(0), None],
-            anchors: [DVec3::ZERO, b.state.x],
-            axes: [axis, axis],
-            reference: glam::DQuat::IDENTITY,
-            stabilization: 0.2,
-        }
-    }
-
     #[test]
     fn a_hinge_to_the_world_along_a_wall_normal_clamps_its_body_on_that_axis() {
         // The box pressing its film into the floor, hinged to the world about the vertical:
@@ -431,20 +422,13 @@ mod tests {
             (DVec3::new(0.04, 1.0, 0.0).normalize(), false),
             (DVec3::X, false),
         ] {
-            let joints = [hinge_to_world(&b, axis)];
+            // At the box's centre: its own origin, and where it stands in the world.
+            let joints = [hinge([Some(0), None], [DVec3::ZERO, b.state.x], axis)];
             let c = Contacts {
                 joints: &joints,
                 ..film_contacts(&liquid, &[], &walls)
             };
-            let mut prob = StructuredProblem::default();
-            let mut buf = AssembleBuffers::default();
-            assemble(
-                std::slice::from_ref(&b),
-                &c,
-                &mut prob,
-                &mut Vec::new(),
-                &mut buf,
-            );
+            let (mut prob, buf) = assembled(&b, &c);
             let expect = if clamped { WEDGE_SLOP * c.v_rest } else { 0.0 };
             assert_eq!(prob.rows[0].q, expect, "axis {axis}");
             // With the hinge's rows the problem solves, its wedged row asking for a hair
@@ -487,15 +471,7 @@ mod tests {
             })
             .collect();
         let c = film_contacts(&liquid, &[], &walls);
-        let mut prob = StructuredProblem::default();
-        let mut buf = AssembleBuffers::default();
-        assemble(
-            std::slice::from_ref(&b),
-            &c,
-            &mut prob,
-            &mut Vec::new(),
-            &mut buf,
-        );
+        let prob = assembled(&b, &c).0;
         assert_eq!(prob.rows.len(), 4, "the patch's corners");
         assert!(prob.rows.iter().all(|r| r.particle.is_none()));
         // The corners' rows: their torque arms reach the patch's corners (x, z = +-0.01 m).
@@ -511,13 +487,7 @@ mod tests {
             liquid_friction: 0.5,
             ..c
         };
-        assemble(
-            std::slice::from_ref(&b),
-            &c,
-            &mut prob,
-            &mut Vec::new(),
-            &mut buf,
-        );
+        let prob = assembled(&b, &c).0;
         assert_eq!(
             prob.rows.len(),
             75,

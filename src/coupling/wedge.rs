@@ -200,17 +200,18 @@ pub fn drop_inner_wedged_rows(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::rigid::{Primitive, Shape};
 
-    /// A hinge about `axis` (both ends' frames; the bodies are unrotated) between `ends`.
-    fn hinge(ends: [Option<usize>; 2], axis: DVec3) -> Joint {
+    /// A hinge about `axis` (both ends' frames; the bodies are unrotated) between `ends`, at
+    /// `anchors` in each end's frame.
+    pub(crate) fn hinge(ends: [Option<usize>; 2], anchors: [DVec3; 2], axis: DVec3) -> Joint {
         Joint {
             name: "hinge".into(),
             kind: JointKind::Hinge { limits: None },
             ends,
-            anchors: [DVec3::ZERO; 2],
+            anchors,
             axes: [axis; 2],
             reference: glam::DQuat::IDENTITY,
             stabilization: 0.2,
@@ -240,9 +241,9 @@ mod tests {
         // Flaps hinged about z: body 2 to body 1 (listed first), body 1 to the world, body 3
         // to body 2 about x. The world's hold reaches 1, then 2; 3 can still move along z.
         let chain = [
-            hinge([Some(2), Some(1)], DVec3::Z),
-            hinge([None, Some(1)], DVec3::Z),
-            hinge([Some(3), Some(2)], DVec3::X),
+            hinge([Some(2), Some(1)], [DVec3::ZERO; 2], DVec3::Z),
+            hinge([None, Some(1)], [DVec3::ZERO; 2], DVec3::Z),
+            hinge([Some(3), Some(2)], [DVec3::ZERO; 2], DVec3::X),
         ];
         assert_eq!(held(&chain), [false, true, true, false]);
         // Without the hinge to the world nothing holds them.
@@ -251,7 +252,7 @@ mod tests {
         let mut fixed = bodies.clone();
         fixed[0].dynamic = false;
         let mut out = Vec::new();
-        let to_static = [hinge([Some(0), Some(1)], DVec3::Z)];
+        let to_static = [hinge([Some(0), Some(1)], [DVec3::ZERO; 2], DVec3::Z)];
         clamps(
             &fixed,
             &[],
