@@ -63,6 +63,19 @@ impl NeighbourLists {
         (&self.idx[s..e], &self.dist[s..e])
     }
 
+    /// Every slot's whole neighbour list, from the half lists (for tests that gather).
+    #[cfg(test)]
+    pub(crate) fn whole(&self) -> Vec<Vec<u32>> {
+        let mut all = vec![Vec::new(); self.len()];
+        for i in 0..self.len() {
+            for &j in self.later_of(i).0 {
+                all[i].push(j);
+                all[j as usize].push(i as u32);
+            }
+        }
+        all
+    }
+
     /// Slots per chunk of [`Self::scatter`] ([`pair_scatter::chunk_len`] at the lists'
     /// reach): a slot's later neighbours lie in its own chunk or the next.
     pub fn chunk(&self) -> usize {

@@ -350,14 +350,7 @@ mod tests {
         let dt = 0.002;
         let mut dv = vec![Vec3A::ZERO; n];
         viscosity_dv(&p, &lists, &params, dt, &mut dv);
-        // Every slot's whole neighbour list, from the half lists.
-        let mut all = vec![Vec::new(); n];
-        for i in 0..n {
-            for &j in lists.later_of(i).0 {
-                all[i].push(j);
-                all[j as usize].push(i as u32);
-            }
-        }
+        let all = lists.whole();
         let (mut worst, mut biggest) = (0.0f64, 0.0f64);
         for (i, got) in dv.iter().enumerate() {
             let pi = params.phases[p.phase[i] as usize];

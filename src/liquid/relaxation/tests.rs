@@ -58,6 +58,33 @@ fn scalar_rows<const STORED: bool>(
     });
 }
 
+/// The particles `p` (spacing `s`, kernel radius two spacings) binned, their neighbour lists,
+/// random pressures from `next` and the parameters of `phases` without walls or gravity.
+fn pairs_of(
+    p: &mut Particles,
+    s: f32,
+    phases: Vec<Phase>,
+    next: &mut impl FnMut() -> f32,
+) -> (NeighbourLists, Vec<[f32; 2]>, LiquidParams) {
+    let h = 2.0 * s;
+    let mut grid = Grid::new(h);
+    grid.build(p).unwrap();
+    let mut lists = NeighbourLists::default();
+    lists.build(&p.pos, &grid, h);
+    let press = (0..p.len()).map(|_| [1.0 + next(), 0.5 + next()]).collect();
+    let params = LiquidParams {
+        spacing: s,
+        h,
+        rho0: 6.0,
+        gravity: Vec3A::ZERO,
+        walls: None,
+        wall_push: false,
+        passes: 1,
+        phases,
+    };
+    (lists, press, params)
+}
+
 #[test]
 fn lane_path_gives_the_scalar_path_bit_for_bit() {
     let mut rng = crate::rng::XorShift::new(0x2a17);
@@ -72,23 +99,9 @@ fn lane_path_gives_the_scalar_path_bit_for_bit() {
             0,
         );
     }
-    let h = 2.0 * s;
-    let mut grid = Grid::new(h);
-    grid.build(&mut p).unwrap();
-    let mut lists = NeighbourLists::default();
-    lists.build(&p.pos, &grid, h);
+    let (lists, press, params) = pairs_of(&mut p, s, vec![phase(1e-3)], &mut next);
     let n = p.len();
-    let press: Vec<[f32; 2]> = (0..n).map(|_| [1.0 + next(), 0.5 + next()]).collect();
-    let params = LiquidParams {
-        spacing: s,
-        h,
-        rho0: 6.0,
-        gravity: Vec3A::ZERO,
-        walls: None,
-        wall_push: false,
-        passes: 1,
-        phases: vec![phase(1e-3)],
-    };
+    let h = params.h;
     let dt = 0.002;
     for stored in [true, false] {
         let mut dx = vec![Vec3A::ZERO; n];
@@ -281,23 +294,9 @@ fn scattered_pairs_give_the_gathered_displacements() {
         let x = lattice + Vec3A::new(next(), next(), next()) * (0.4 * s);
         p.push(x, Vec3A::ZERO, k % 3 / 2);
     }
-    let h = 2.0 * s;
-    let mut grid = Grid::new(h);
-    grid.build(&mut p).unwrap();
-    let mut lists = NeighbourLists::default();
-    lists.build(&p.pos, &grid, h);
+    let (lists, press, params) = pairs_of(&mut p, s, vec![phase(1e-3), phase(3e-3)], &mut next);
     let n = p.len();
-    let press: Vec<[f32; 2]> = (0..n).map(|_| [1.0 + next(), 0.5 + next()]).collect();
-    let params = LiquidParams {
-        spacing: s,
-        h,
-        rho0: 6.0,
-        gravity: Vec3A::ZERO,
-        walls: None,
-        wall_push: false,
-        passes: 1,
-        phases: vec![phase(1e-3), phase(3e-3)],
-    };
+    let h = params.h;
     let dt = 0.002;
     // Move the particles off the lists' positions, as a second pass sees them.
     let moved: Vec<Vec3A> = p
@@ -310,14 +309,7 @@ fn scattered_pairs_give_the_gathered_displacements() {
         displacements(
             pos, &p.phase, &lists, &params, &press, dt, stored, None, &mut dx,
         );
-        // Every slot's whole neighbour list, from the half lists.
-        let mut all = vec![Vec::new(); n];
-        for i in 0..n {
-            for &j in lists.later_of(i).0 {
-                all[i].push(j);
-                all[j as usize].push(i as u32);
-            }
-        }
+        let all = lists.whole();
         let (mut worst, mut biggest) = (0.0f64, 0.0f64);
         for i in 0..n {
             let mi = params.phases[p.phase[i] as usize].mass as f64;
