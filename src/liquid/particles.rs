@@ -91,6 +91,29 @@ impl Particles {
         self.rho.push(0.0);
     }
 
+    /// For tests: `count` particles at rest on a cubic lattice `side` particles wide at
+    /// spacing `s`, each moved by `next()` times 0.4 spacing along each axis (`next` uniform on
+    /// [-0.5, 0.5)), all of phase 0.
+    #[cfg(test)]
+    pub(crate) fn jittered_lattice(
+        count: u32,
+        side: u32,
+        s: f32,
+        next: &mut impl FnMut() -> f32,
+    ) -> Particles {
+        let mut p = Particles::default();
+        for k in 0..count {
+            let (i, j, l) = (k % side, k / side % side, k / (side * side));
+            let lattice = Vec3A::new(i as f32, j as f32, l as f32) * s;
+            p.push(
+                lattice + Vec3A::new(next(), next(), next()) * (0.4 * s),
+                Vec3A::ZERO,
+                0,
+            );
+        }
+        p
+    }
+
     /// Reorder every array so that slot `k` holds what slot `perm[k]` held (`perm` may be
     /// shorter than the arrays, which then shrink to its length).
     pub fn permute(&mut self, perm: &[u32]) {

@@ -282,11 +282,9 @@ mod tests {
         let mut rng = crate::rng::XorShift::new(0x51ed);
         let mut next = move || rng.unit() as f32 - 0.5;
         let s = 0.01f32;
-        let mut p = Particles::default();
-        for k in 0..101 {
-            let lattice = Vec3A::new((k % 5) as f32, (k / 5 % 5) as f32, (k / 25) as f32) * s;
-            let jitter = Vec3A::new(next(), next(), next()) * (0.4 * s);
-            p.push(lattice + jitter, Vec3A::new(next(), next(), next()), 0);
+        let mut p = Particles::jittered_lattice(101, 5, s, &mut next);
+        for v in &mut p.vel {
+            *v = Vec3A::new(next(), next(), next());
         }
         let params = LiquidParams {
             spacing: s,

@@ -90,15 +90,7 @@ fn lane_path_gives_the_scalar_path_bit_for_bit() {
     let mut rng = crate::rng::XorShift::new(0x2a17);
     let mut next = move || rng.unit() as f32 - 0.5;
     let s = 0.01f32;
-    let mut p = Particles::default();
-    for k in 0..343 {
-        let lattice = Vec3A::new((k % 7) as f32, (k / 7 % 7) as f32, (k / 49) as f32) * s;
-        p.push(
-            lattice + Vec3A::new(next(), next(), next()) * (0.4 * s),
-            Vec3A::ZERO,
-            0,
-        );
-    }
+    let mut p = Particles::jittered_lattice(343, 7, s, &mut next);
     let (lists, press, params) = pairs_of(&mut p, s, vec![phase(1e-3)], &mut next);
     let n = p.len();
     let h = params.h;
@@ -288,11 +280,9 @@ fn scattered_pairs_give_the_gathered_displacements() {
     let mut rng = crate::rng::XorShift::new(0x77);
     let mut next = move || rng.unit() as f32 - 0.5;
     let s = 0.01f32;
-    let mut p = Particles::default();
-    for k in 0..1000u32 {
-        let lattice = Vec3A::new((k % 10) as f32, (k / 10 % 10) as f32, (k / 100) as f32) * s;
-        let x = lattice + Vec3A::new(next(), next(), next()) * (0.4 * s);
-        p.push(x, Vec3A::ZERO, k % 3 / 2);
+    let mut p = Particles::jittered_lattice(1000, 10, s, &mut next);
+    for (k, ph) in p.phase.iter_mut().enumerate() {
+        *ph = (k % 3 / 2) as u32;
     }
     let (lists, press, params) = pairs_of(&mut p, s, vec![phase(1e-3), phase(3e-3)], &mut next);
     let n = p.len();
