@@ -11,15 +11,16 @@
 //! active set unchanged. Friction bounds that follow a normal row live among the exact rows
 //! and are made consistent inside the Dantzig sub-solve. A solve that still fails is retried
 //! by dense Dantzig pivoting when the problem is small enough to densify.
-use super::boxed::boxed_fixed;
 use super::dantzig::dantzig_guarded;
-use super::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
+use super::matrix::{Cholesky, DenseMatrix};
 use super::options::Options;
 use super::problem::effective_bounds_into;
 use super::solution::{Outcome, Residuals, Solution};
 use super::structured::{StructuredProblem, StructuredScratch};
 use model::{Model, SubSolve};
 
+mod dual;
+mod layout;
 mod model;
 
 /// Above this many rows a failed block-pivoting solve is not retried by dense pivoting.
@@ -186,6 +187,8 @@ impl Default for Scratch {
     }
 }
 
+/// One problem laid out for the solve ([`layout`]), its dual ([`dual`]) and its models
+/// ([`model`]).
 struct BlockPivot<'a> {
     p: &'a StructuredProblem,
     dim: usize,
@@ -203,282 +206,7 @@ struct BlockPivot<'a> {
     local_friction: Vec<Option<usize>>,
 }
 
-impl<'a> BlockPivot<'a> {
-    /// The solver's description of `p`, in the buffers of `parts` and `s`.
-    fn new(p: &'a StructuredProblem, parts: Parts, s: &mut Scratch) -> Self {
-        let Parts {
-            mut minv,
-            mut liq,
-            mut exact,
-            mut particle_groups,
-            mut local_friction,
-        } = parts;
-        let nb = p.body_inv_mass.len();
-        minv.clear();
-        for w in &p.body_inv_mass {
-            s.m6.set_row_major(6, 6, w);
-            assert!(s.ch6.refactor(&s.m6, 1e-13), "validated positive definite");
-            let mut out = [0.0; 36];
-            for c in 0..6 {
-                let mut e = [0.0; 6];
-                e[c] = 1.0;
-                s.ch6.solve_in_place(&mut e);
-                for r in 0..6 {
-                    out[r * 6 + c] = e[r];
-                }
-            }
-            minv.push(out);
-        }
-        let count = &mut s.count;
-        count.clear();
-        count.resize(p.particle_inv_mass.len(), 0);
-        for r in &p.rows {
-            if let Some(t) = &r.particle {
-                count[t.particle] += 1;
-            }
-        }
-        let is_friction_target = &mut s.is_friction_target;
-        is_friction_target.clear();
-        is_friction_target.resize(p.len(), false);
-        for r in &p.rows {
-            if let Some(j) = r.friction {
-                is_friction_target[j] = true;
-            }
-        }
-        // Liquid rows in the order single-body rows body by body, then two-body rows, then rows
-        // on no dynamic body, so that the model sums each body's rows in one run.
-        let key = &mut s.key;
-        key.clear();
-        key.resize(p.len(), usize::MAX);
-        exact.clear();
-        for (i, r) in p.rows.iter().enumerate() {
-            let liquid = r
-                .particle
-                .as_ref()
-                .is_some_and(|t| count[t.particle] == 1 && dot(&t.n, &t.n) > 0.0)
-                && r.lo == 0.0
-                && r.hi == f64::INFINITY
-                && r.friction.is_none()
-                && !is_friction_target[i];
-            if !liquid {
-                exact.push(i);
-                continue;
-            }
-            key[i] = match r.bodies {
-                [Some(t), None] | [None, Some(t)] => t.body,
-                [Some(_), Some(_)] => nb,
-                [None, None] => nb + 1,
-            };
-        }
-        let start = &mut s.start;
-        start.clear();
-        start.resize(nb + 3, 0);
-        for &k in key.iter().filter(|&&k| k != usize::MAX) {
-            start[k + 1] += 1;
-        }
-        for k in 0..nb + 2 {
-            start[k + 1] += start[k];
-        }
-        liq.single.clear();
-        liq.single.extend((0..nb).map(|b| start[b]..start[b + 1]));
-        liq.two_body = start[nb]..start[nb + 1];
-        let nl = start[nb + 2];
-        let order = &mut s.order;
-        order.clear();
-        order.resize(nl, 0);
-        let next = &mut s.next;
-        next.clear();
-        next.extend_from_slice(start);
-        for (i, &k) in key.iter().enumerate().filter(|(_, k)| **k != usize::MAX) {
-            order[next[k]] = i;
-            next[k] += 1;
-        }
-        liq.row.clear();
-        liq.nb.clear();
-        liq.body.clear();
-        liq.j.clear();
-        liq.d.clear();
-        liq.inv_d.clear();
-        liq.q.clear();
-        for &i in order.iter() {
-            let r = &p.rows[i];
-            let t = r.particle.as_ref().expect("liquid row");
-            let mut js = [0.0; 12];
-            let mut bs = [0usize; 2];
-            let mut k = 0;
-            for bt in r.body_terms() {
-                bs[k] = bt.body;
-                js[6 * k..6 * k + 6].copy_from_slice(&bt.j);
-                k += 1;
-            }
-            let d = dot(&t.n, &t.n) * p.particle_inv_mass[t.particle];
-            liq.row.push(i);
-            liq.nb.push(k as u8);
-            liq.body.push(bs);
-            liq.j.push(js);
-            liq.d.push(d);
-            liq.inv_d.push(1.0 / d);
-            liq.q.push(r.q);
-        }
-        let group_of = &mut s.group_of;
-        group_of.clear();
-        group_of.resize(p.particle_inv_mass.len(), usize::MAX);
-        let mut groups = 0;
-        for (a, &i) in exact.iter().enumerate() {
-            if let Some(t) = &p.rows[i].particle {
-                if group_of[t.particle] == usize::MAX {
-                    group_of[t.particle] = groups;
-                    if groups == particle_groups.len() {
-                        particle_groups.push(Vec::new());
-                    }
-                    particle_groups[groups].clear();
-                    groups += 1;
-                }
-                particle_groups[group_of[t.particle]].push(a);
-            }
-        }
-        let pos = &mut s.pos;
-        pos.clear();
-        pos.resize(p.len(), usize::MAX);
-        for (a, &i) in exact.iter().enumerate() {
-            pos[i] = a;
-        }
-        local_friction.clear();
-        local_friction.extend(exact.iter().map(|&i| p.rows[i].friction.map(|j| pos[j])));
-        BlockPivot {
-            p,
-            dim: 6 * nb,
-            minv,
-            liq,
-            exact,
-            particle_groups,
-            groups,
-            local_friction,
-        }
-    }
-
-    /// The buffers, for the next problem.
-    fn into_parts(self) -> Parts {
-        Parts {
-            minv: self.minv,
-            liq: self.liq,
-            exact: self.exact,
-            particle_groups: self.particle_groups,
-            local_friction: self.local_friction,
-        }
-    }
-
-    /// The exact rows that share a liquid particle, one list a particle.
-    fn groups(&self) -> &[Vec<usize>] {
-        &self.particle_groups[..self.groups]
-    }
-
-    /// `D_ab` between exact rows a and b (positions among them): `n_a.n_b / m` on a shared
-    /// particle, else 0.
-    fn d_entry(&self, a: usize, b: usize) -> f64 {
-        let (ra, rb) = (&self.p.rows[self.exact[a]], &self.p.rows[self.exact[b]]);
-        match (&ra.particle, &rb.particle) {
-            (Some(pa), Some(pb)) if pa.particle == pb.particle => {
-                dot(&pa.n, &pb.n) * self.p.particle_inv_mass[pa.particle]
-            }
-            _ => 0.0,
-        }
-    }
-
-    /// `J_i f` for liquid row l.
-    fn jl_f(&self, l: usize, f: &[f64]) -> f64 {
-        let mut s = 0.0;
-        for k in 0..self.liq.nb[l] as usize {
-            let b = self.liq.body[l][k];
-            s += dot6(six(&self.liq.j[l], 6 * k), six(f, 6 * b));
-        }
-        s
-    }
-
-    /// `J_r f` for problem row i.
-    fn j_f(&self, i: usize, f: &[f64]) -> f64 {
-        self.p.rows[i]
-            .body_terms()
-            .map(|t| dot6(&t.j, six(f, 6 * t.body)))
-            .sum()
-    }
-
-    /// Liquid v = J f + q into `v`.
-    fn liquid_v(&self, f: &[f64], v: &mut [f64]) {
-        v.copy_from_slice(&self.liq.q);
-        for (b, run) in self.liq.single.iter().enumerate() {
-            let fb = six(f, 6 * b);
-            for l in run.clone() {
-                v[l] += dot6(six(&self.liq.j[l], 0), fb);
-            }
-        }
-        for l in self.liq.two_body.clone() {
-            v[l] += self.jl_f(l, f);
-        }
-    }
-
-    /// `f^T W^-1 f`.
-    fn kinetic(&self, f: &[f64]) -> f64 {
-        let mut s = 0.0;
-        for (b, m) in self.minv.iter().enumerate() {
-            let fb = &f[6 * b..6 * b + 6];
-            for r in 0..6 {
-                s += fb[r] * dot(&m[r * 6..r * 6 + 6], fb);
-            }
-        }
-        s
-    }
-
-    /// The exact rows' part of the dual, `sum h_r(v_r)` at f, for fixed bounds (`lo`, `hi` by
-    /// position among the exact rows). Rows with an infinite bound contribute 0 (every iterate
-    /// after the first keeps them feasible).
-    fn exact_value(&self, f: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
-        let mut total = 0.0;
-        for (a, &i) in self.exact.iter().enumerate() {
-            if self.p.rows[i].particle.is_none() {
-                let v = self.j_f(i, f) + self.p.rows[i].q;
-                let b = if v > 0.0 { lo[a] } else { hi[a] };
-                if b.is_finite() {
-                    total += b * v;
-                }
-            }
-        }
-        // Rows on a particle: min over the box of z^T D z / 2 + v^T z for each particle's rows.
-        for members in self.groups() {
-            let k = members.len();
-            let mut dm = DenseMatrix::zeros(k, k);
-            let mut v = vec![0.0; k];
-            let (mut l, mut h) = (vec![0.0; k], vec![0.0; k]);
-            for (x, &c) in members.iter().enumerate() {
-                let ic = self.exact[c];
-                v[x] = self.j_f(ic, f) + self.p.rows[ic].q;
-                l[x] = lo[c];
-                h[x] = hi[c];
-                for (y, &e) in members.iter().enumerate() {
-                    dm[(x, y)] = self.d_entry(c, e);
-                }
-            }
-            let mut piv = 0;
-            let (z, out) = boxed_fixed(&dm, &v, &l, &h, 1e-12, 1000, &mut piv);
-            if out != Outcome::Solved {
-                return f64::NEG_INFINITY;
-            }
-            let dz = dm.mul_vec(&z);
-            total += 0.5 * dot(&z, &dz) + dot(&v, &z);
-        }
-        total
-    }
-
-    /// The dual objective at f, given the liquid rows' v there.
-    fn psi(&self, f: &[f64], v: &[f64], lo: &[f64], hi: &[f64]) -> f64 {
-        let mut s = -0.5 * self.kinetic(f);
-        for (&vl, &inv_d) in v.iter().zip(&self.liq.inv_d) {
-            let a = vl.min(0.0);
-            s -= 0.5 * a * a * inv_d;
-        }
-        s + self.exact_value(f, lo, hi)
-    }
-
+impl BlockPivot<'_> {
     /// Solve into `sol`, with the buffers of `s`.
     fn solve(&self, options: &Options, s: &mut Scratch, sol: &mut Solution) {
         let n = self.p.len();
@@ -587,65 +315,6 @@ impl<'a> BlockPivot<'a> {
             z[i] = zr[a];
         }
         finish(self.p, outcome, pivots, iterations, s, sol);
-    }
-
-    /// Backtracking on the dual from f (liquid v there: `v`) towards f* (`vstar`): the
-    /// largest `t = 2^-k` with `Psi(f + t d) >= Psi(f) + 1e-4 t Delta`,
-    /// `Delta = grad_s . d + h(f*) - h(f)` (proximal Newton's sufficient increase). None if t
-    /// falls below 1e-12. `buffers` hold the direction, the gradient and the trial point.
-    fn line_search(
-        &self,
-        f: &[f64],
-        v: &[f64],
-        fstar: &[f64],
-        vstar: &[f64],
-        (lo, hi): (&[f64], &[f64]),
-        buffers: &mut [Vec<f64>; 4],
-    ) -> Option<f64> {
-        let [d, grad, vt, ft] = buffers;
-        d.clear();
-        d.extend(fstar.iter().zip(f).map(|(a, b)| a - b));
-        let psi0 = self.psi(f, v, lo, hi);
-        grad.clear();
-        grad.resize(self.dim, 0.0);
-        for (l, &vl) in v.iter().enumerate() {
-            if vl < 0.0 {
-                let zl = -vl / self.liq.d[l];
-                for k in 0..self.liq.nb[l] as usize {
-                    let b = self.liq.body[l][k];
-                    for c in 0..6 {
-                        grad[6 * b + c] += self.liq.j[l][6 * k + c] * zl;
-                    }
-                }
-            }
-        }
-        for (b, m) in self.minv.iter().enumerate() {
-            for r in 0..6 {
-                grad[6 * b + r] -= dot(&m[r * 6..r * 6 + 6], &f[6 * b..6 * b + 6]);
-            }
-        }
-        let h0 = self.exact_value(f, lo, hi);
-        let h1 = self.exact_value(fstar, lo, hi);
-        let delta = (dot(grad, d) + h1 - h0).max(0.0);
-        let slack = 1e-12 * (psi0.abs() + self.kinetic(f).abs());
-        if self.psi(fstar, vstar, lo, hi) >= psi0 + 1e-4 * delta - slack {
-            return Some(1.0);
-        }
-        vt.clear();
-        vt.resize(v.len(), 0.0);
-        let mut t = 0.5;
-        loop {
-            ft.clear();
-            ft.extend(f.iter().zip(d.iter()).map(|(a, b)| a + t * b));
-            self.liquid_v(ft, vt);
-            if self.psi(ft, vt, lo, hi) >= psi0 + 1e-4 * t * delta - slack {
-                return Some(t);
-            }
-            t *= 0.5;
-            if t < 1e-12 {
-                return None;
-            }
-        }
     }
 }
 
