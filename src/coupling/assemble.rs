@@ -1,11 +1,13 @@
 //! Baraff's contact problem in the structured form `D + J W J^T` (docs/design.md, step 8), and the
 //! impulses of its solution applied back (step 9).
 use super::body_contacts::BodyContact;
+use super::gap;
 use super::liquid_body::first_of_slot_into;
-use super::touches::{LiquidTouch, WallNormals, walls_under};
+use super::touches::{LiquidTouch, WallNormals, to_f, walls_under};
 use super::wedge::{Clamp, WEDGE_COS, WEDGE_SLOP, clamps, drop_inner_wedged_rows, share_along};
 use crate::joints::Joint;
 use crate::lcp::{StructuredProblem, StructuredRow, body_inverse_mass};
+use crate::liquid::boundary::wall_depth;
 use crate::liquid::params::Walls;
 use crate::rigid::RigidBody;
 use glam::DVec3;
@@ -64,6 +66,8 @@ pub struct AssembleBuffers {
     patch: Vec<(DVec3, f64)>,
     /// Per row of `wedged`: grouped yet, kept.
     state: Vec<(bool, bool)>,
+    /// Per body, the box its surface spans, once a contact next to a wall needs it.
+    spans: Vec<Option<(DVec3, DVec3)>>,
 }
 
 /// What goes into one step's problem besides the bodies.
@@ -141,6 +145,8 @@ pub fn assemble(
         &mut buf.clamp,
     );
     let clamp = &buf.clamp;
+    buf.spans.clear();
+    buf.spans.resize(bodies.len(), None);
     for body in bodies.iter().filter(|b| b.dynamic) {
         // to_cols_array of a symmetric matrix is also its row-major form.
         let inv = body.world_inverse_inertia().to_cols_array();
@@ -156,9 +162,22 @@ pub fn assemble(
         let k = term[first[i]];
         let body = &bodies[lc.body as usize];
         let r = lc.point - body.state.x;
+        // The share of the particle's column the body covers: less than 1 next to a gap
+        // between the body and a wall that no particle fits in ([`gap`]).
+        let covered = match c.walls {
+            Some(w)
+                if body.dynamic
+                    && wall_depth(w, (c.spacing / 2.0) as f32, to_f(lc.point))
+                        < c.spacing as f32 =>
+            {
+                let span = *buf.spans[lc.body as usize].get_or_insert_with(|| gap::span(body));
+                gap::covered_share(w, c.spacing, lc.point, lc.normal, span)
+            }
+            _ => 1.0,
+        };
         let with_body = |row: StructuredRow, d: DVec3| {
             if body.dynamic {
-                row.with_body(dyn_index[lc.body as usize], j_row(d, r, -1.0))
+                row.with_body(dyn_index[lc.body as usize], j_row(d, r, -covered))
             } else {
                 row
             }
@@ -179,7 +198,7 @@ pub fn assemble(
         // the walls hold the rest. A body whose wedged rows have no particle share is then
         // asked for nothing a rigid motion at rest would not give (were the particle's speed
         // counted, rows on opposite faces could ask the body to move both ways at once).
-        let body_v = body.point_velocity(lc.point);
+        let body_v = body.point_velocity(lc.point) * covered;
         let rel = |d: DVec3| share(d).map_or(0.0, |n| n.dot(t.vel)) - body_v.dot(d);
         let normal_row = prob.rows.len();
         // A film of liquid between a body and a wall does not bounce: a body in a gap filled

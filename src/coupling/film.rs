@@ -17,6 +17,7 @@
 //! beyond touching near the walls) hold every particle within a kernel radius of a film, and
 //! the films and their sums are taken from those alone, so this runs on the CPU for either
 //! and gives both the same impulses.
+use super::gap::{self, MIN_GAP, TOUCH_GAP};
 use super::liquid_body::SurfaceIndex;
 use super::touches::to_d;
 use crate::liquid::NearBody;
@@ -30,19 +31,9 @@ use glam::DVec3;
 /// against it to be a film.
 const HEAD_ON: f64 = 0.9;
 
-/// The gap between the wall and the body's surface, along the wall's normal, must be at least
-/// this many spacings for a particle to sit in it (a narrower gap holds no particle: one
-/// squeezed beside a body's edge is not a film).
-const MIN_GAP: f64 = 0.75;
-
 /// Jacobi sweeps that carry the films' pressure from their edges into their inside (each moves
 /// it up to a kernel radius).
 const SWEEPS: usize = 50;
-
-/// A particle less than this many spacings clear of a body's surface is pressed by it: no
-/// other particle fits between (a body resting on a row touches its particles only to
-/// rounding, and under a body lifting off the next layer comes in only once it fits).
-pub const TOUCH_GAP: f64 = 0.75;
 
 /// One film particle: its candidate's index, its wall's outward normal, the body's surface
 /// (outward normal, distance) and its pressure.
@@ -100,7 +91,7 @@ pub fn reach(params: &LiquidParams) -> f64 {
 /// The liquid's pressure of a particle of `phase` with kernel sum `rho`, Pa:
 /// `k (rho - rho0) rest / rho0`, the relaxation's `k_eff (rho - rho0)` times `rest C / 2` (`C`
 /// the lattice's moment `moment`), clamped at zero.
-fn pressure(params: &LiquidParams, moment: f64, phase: u32, rho: f32) -> f64 {
+pub(super) fn pressure(params: &LiquidParams, moment: f64, phase: u32, rho: f32) -> f64 {
     let ph = &params.phases[phase as usize];
     let p = ph.k_eff as f64 * (rho as f64 - params.rho0 as f64);
     (p * ph.rest_density as f64 * moment / 2.0).max(0.0)
@@ -276,7 +267,9 @@ pub fn film_impulses(
         let (b, x) = (n.body as usize, to_d(n.pos));
         let surface = x - f.normal * f.to_body;
         let p = (f.press + rest(n) * g.dot(surface - x)).max(0.0);
-        let j = -f.outward * (p * area * dt);
+        // Over the part of its column the body covers (see [`gap`]).
+        let covered = gap::covered_share(walls, s, x, f.normal, gap::span(&bodies[b]));
+        let j = -f.outward * (p * area * covered * dt);
         out[b].0 += j;
         out[b].1 += (surface - bodies[b].state.x).cross(j);
     }

@@ -6,6 +6,7 @@ pub mod correction;
 pub mod coupler;
 pub mod energy_check;
 pub mod film;
+pub mod gap;
 pub mod inside;
 pub mod kernel_boundary;
 pub mod leak;

@@ -1,6 +1,6 @@
 //! The liquid's side of the liquid/body contacts of a step: which particles touch which body,
 //! with their velocity and mass, from the candidates that the liquid's backend finds.
-use super::film;
+use super::gap;
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex, search_radius};
 use crate::Result;
 use crate::liquid::boundary::wall_depth;
@@ -98,7 +98,7 @@ pub fn touches(
     let spacing = params.spacing as f64;
     let band = |x: DVec3, r: f64| {
         walls.is_some_and(|w| {
-            (wall_depth(&w, r_l as f32, to_f(x)) as f64) < r + (1.0 + film::TOUCH_GAP) * spacing
+            (wall_depth(&w, r_l as f32, to_f(x)) as f64) < r + (1.0 + gap::TOUCH_GAP) * spacing
         })
     };
     buf.near_wall.clear();
