@@ -5,8 +5,9 @@
 //! layers the film's pressure lifts it; a floating box released below its equilibrium
 //! overshoots it and oscillates, with the period that its added mass gives, with and without
 //! ghost pressure; its draft below the free surface away from it is measured, and a box half
-//! a millimetre clear of the front and back walls (gaps no liquid particle fits in) floats as
-//! a piston spanning the slab. No liquid leaks into the box at any frame.
+//! a millimetre clear of the front and back walls (gaps no liquid particle fits in) floats at
+//! its own Archimedes' draft, not as a piston spanning the slab. No liquid leaks into the box
+//! at any frame.
 mod common;
 
 use sphrigid::backend::Backend;

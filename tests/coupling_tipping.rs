@@ -10,9 +10,10 @@
 //! 2.5, `H*` = 0.124 m; the columns are 15% below (0.106 m) and above (0.143 m, still below
 //! the top), at 8 and 10 particles across the block (spacings 0.005 and 0.004).
 //!
-//! The tank is 2D-like: four particle spacings deep, the block 1 mm shallower than the tank
-//! so that it touches neither side wall (side walls would add friction moments that the
-//! plane balance has no place for) while no particle fits through the gap. The block is held
+//! The tank is 2D-like: four particle spacings deep, the block one spacing shallower than the
+//! tank so that it touches neither side wall (side walls would add friction moments that the
+//! plane balance has no place for) while no particle fits through the half-spacing gaps; the
+//! water pushes it over its own depth (`coupling::gap`), as the plane balance assumes. The block is held
 //! in place while the column settles from its lattice start (its start-up compression would
 //! otherwise rock the block), then released and watched for one second.
 //!
