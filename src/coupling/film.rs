@@ -59,6 +59,8 @@ pub struct FilmBuffers {
     /// Film pairs within the kernel radius: (film, film, weight, hydrostatic difference).
     pairs: Vec<(u32, u32, f64, f64)>,
     next: Vec<(f64, f64)>,
+    /// Per body, the box its surface spans ([`gap::span`]), once a film on it needs it.
+    spans: Vec<Option<(DVec3, DVec3)>>,
 }
 
 /// The zone entry of a candidate that is not a film.
@@ -262,13 +264,16 @@ pub fn film_impulses(
     // Each film's pressure at the body's surface over its column's area, along the wall's
     // normal into the body.
     let area = s * s;
+    buf.spans.clear();
+    buf.spans.resize(bodies.len(), None);
     for f in films.iter().filter(|f| !f.press.is_nan()) {
         let n = &near[f.near];
         let (b, x) = (n.body as usize, to_d(n.pos));
         let surface = x - f.normal * f.to_body;
         let p = (f.press + rest(n) * g.dot(surface - x)).max(0.0);
         // Over the part of its column the body covers (see [`gap`]).
-        let covered = gap::covered_share(walls, s, x, f.normal, gap::span(&bodies[b]));
+        let span = *buf.spans[b].get_or_insert_with(|| gap::span(&bodies[b]));
+        let covered = gap::covered_share(walls, s, x, f.normal, span);
         let j = -f.outward * (p * area * covered * dt);
         out[b].0 += j;
         out[b].1 += (surface - bodies[b].state.x).cross(j);
@@ -404,6 +409,57 @@ mod tests {
         assert_eq!(films, 64);
         let want = REST * g * (0.05 - S) * 0.04 * 0.04 * 1e-3;
         assert!((j.y - want).abs() < 1e-3 * want, "{} against {want}", j.y);
+    }
+
+    #[test]
+    fn a_film_under_a_body_short_of_a_side_wall_pushes_over_the_part_it_covers() {
+        // The box's front face a tenth of a spacing from the front wall (a gap no particle
+        // fits in): the film's column against that wall is nine tenths under the box.
+        let params = params(0.0);
+        let mut b = box_on_a_film();
+        b.state.x.z = 0.1 * S + 0.02;
+        let rho = rho_for(&params, 300.0);
+        let mut near = Vec::new();
+        for i in 0..40 {
+            for j in 0..10 {
+                for k in 0..20 {
+                    let x = DVec3::new(0.4 + (i as f64 + 0.5) * S, (j as f64 + 0.5) * S, 0.0)
+                        + DVec3::Z * (k as f64 + 0.5) * S;
+                    let under = (x.x - 0.5).abs() < 0.02 && x.z < b.state.x.z + 0.02;
+                    if under && x.y > S {
+                        continue;
+                    }
+                    near.push(NearBody {
+                        body: 0,
+                        slot: near.len() as u32,
+                        id: near.len() as u32,
+                        pos: Vec3A::new(x.x as f32, x.y as f32, x.z as f32),
+                        vel: Vec3A::ZERO,
+                        phase: 0,
+                        rho,
+                    });
+                }
+            }
+        }
+        let bodies = [b];
+        let index = SurfaceIndex::new(&bodies);
+        let mut out = Vec::new();
+        let films = film_impulses(
+            &near,
+            &[true],
+            &index,
+            &params,
+            &bodies,
+            1e-3,
+            &mut FilmBuffers::default(),
+            &mut out,
+        );
+        assert_eq!(films, 64);
+        // Over the box's own footprint, 0.04 by 0.04 less the gap's tenth of a spacing, not
+        // over the columns' 0.04 by 0.04.
+        let want = 300.0 * 0.04 * (0.04 - 0.1 * S) * 1e-3;
+        let j = out[0].0;
+        assert!((j.y - want).abs() < 1e-4 * want, "{} against {want}", j.y);
     }
 
     #[test]
