@@ -341,13 +341,26 @@ mod tests {
         sealed: bool,
         press: impl Fn(f64) -> f64,
     ) -> Vec<NearBody> {
+        liquid_from(params, depth, sealed, (0.4, 40), &box_on_a_film(), press)
+    }
+
+    /// As [`liquid`], around `body`, over `z.1` lattice columns in z from `z.0`.
+    fn liquid_from(
+        params: &LiquidParams,
+        depth: f64,
+        sealed: bool,
+        z: (f64, usize),
+        body: &RigidBody,
+        press: impl Fn(f64) -> f64,
+    ) -> Vec<NearBody> {
+        let c = body.state.x;
         let mut out = Vec::new();
         for i in 0..40 {
             for j in 0..(depth / S).round() as i32 {
-                for k in 0..40 {
-                    let x = DVec3::new(0.4 + (i as f64 + 0.5) * S, (j as f64 + 0.5) * S, 0.4)
+                for k in 0..z.1 {
+                    let x = DVec3::new(0.4 + (i as f64 + 0.5) * S, (j as f64 + 0.5) * S, z.0)
                         + DVec3::Z * (k as f64 + 0.5) * S;
-                    let under = (x.x - 0.5).abs() < 0.02 && (x.z - 0.5).abs() < 0.02;
+                    let under = (x.x - c.x).abs() < 0.02 && (x.z - c.z).abs() < 0.02;
                     if (under && x.y > S) || (sealed && !(under && x.y < S)) {
                         continue;
                     }
@@ -367,7 +380,17 @@ mod tests {
     }
 
     fn impulses(params: &LiquidParams, near: &[NearBody]) -> (usize, DVec3, DVec3) {
-        let bodies = [box_on_a_film()];
+        impulses_on(box_on_a_film(), params, near)
+    }
+
+    /// The films among `near` under `body`, and the impulse and angular impulse they pass
+    /// to it over 1 ms.
+    fn impulses_on(
+        body: RigidBody,
+        params: &LiquidParams,
+        near: &[NearBody],
+    ) -> (usize, DVec3, DVec3) {
+        let bodies = [body];
         let index = SurfaceIndex::new(&bodies);
         let mut out = Vec::new();
         let films = film_impulses(
@@ -418,47 +441,12 @@ mod tests {
         let params = params(0.0);
         let mut b = box_on_a_film();
         b.state.x.z = 0.1 * S + 0.02;
-        let rho = rho_for(&params, 300.0);
-        let mut near = Vec::new();
-        for i in 0..40 {
-            for j in 0..10 {
-                for k in 0..20 {
-                    let x = DVec3::new(0.4 + (i as f64 + 0.5) * S, (j as f64 + 0.5) * S, 0.0)
-                        + DVec3::Z * (k as f64 + 0.5) * S;
-                    let under = (x.x - 0.5).abs() < 0.02 && x.z < b.state.x.z + 0.02;
-                    if under && x.y > S {
-                        continue;
-                    }
-                    near.push(NearBody {
-                        body: 0,
-                        slot: near.len() as u32,
-                        id: near.len() as u32,
-                        pos: Vec3A::new(x.x as f32, x.y as f32, x.z as f32),
-                        vel: Vec3A::ZERO,
-                        phase: 0,
-                        rho,
-                    });
-                }
-            }
-        }
-        let bodies = [b];
-        let index = SurfaceIndex::new(&bodies);
-        let mut out = Vec::new();
-        let films = film_impulses(
-            &near,
-            &[true],
-            &index,
-            &params,
-            &bodies,
-            1e-3,
-            &mut FilmBuffers::default(),
-            &mut out,
-        );
+        let near = liquid_from(&params, 0.05, false, (0.0, 20), &b, |_| 300.0);
+        let (films, j, _) = impulses_on(b, &params, &near);
         assert_eq!(films, 64);
         // Over the box's own footprint, 0.04 by 0.04 less the gap's tenth of a spacing, not
         // over the columns' 0.04 by 0.04.
         let want = 300.0 * 0.04 * (0.04 - 0.1 * S) * 1e-3;
-        let j = out[0].0;
         assert!((j.y - want).abs() < 1e-4 * want, "{} against {want}", j.y);
     }
 
