@@ -67,7 +67,7 @@ pub struct AssembleBuffers {
     /// Per row of `wedged`: grouped yet, kept.
     state: Vec<(bool, bool)>,
     /// Per body, the box its surface spans, once a contact next to a wall needs it.
-    spans: Vec<Option<(DVec3, DVec3)>>,
+    spans: gap::Spans,
 }
 
 /// What goes into one step's problem besides the bodies.
@@ -145,8 +145,7 @@ pub fn assemble(
         &mut buf.clamp,
     );
     let clamp = &buf.clamp;
-    buf.spans.clear();
-    buf.spans.resize(bodies.len(), None);
+    buf.spans.reset(bodies.len());
     for body in bodies.iter().filter(|b| b.dynamic) {
         // to_cols_array of a symmetric matrix is also its row-major form.
         let inv = body.world_inverse_inertia().to_cols_array();
@@ -170,7 +169,7 @@ pub fn assemble(
                     && wall_depth(w, (c.spacing / 2.0) as f32, to_f(lc.point))
                         < c.spacing as f32 =>
             {
-                let span = *buf.spans[lc.body as usize].get_or_insert_with(|| gap::span(body));
+                let span = buf.spans.of(lc.body as usize, body);
                 gap::covered_share(w, c.spacing, lc.point, lc.normal, span)
             }
             _ => 1.0,

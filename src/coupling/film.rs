@@ -60,7 +60,7 @@ pub struct FilmBuffers {
     pairs: Vec<(u32, u32, f64, f64)>,
     next: Vec<(f64, f64)>,
     /// Per body, the box its surface spans ([`gap::span`]), once a film on it needs it.
-    spans: Vec<Option<(DVec3, DVec3)>>,
+    spans: gap::Spans,
 }
 
 /// The zone entry of a candidate that is not a film.
@@ -264,16 +264,14 @@ pub fn film_impulses(
     // Each film's pressure at the body's surface over its column's area, along the wall's
     // normal into the body.
     let area = s * s;
-    buf.spans.clear();
-    buf.spans.resize(bodies.len(), None);
+    buf.spans.reset(bodies.len());
     for f in films.iter().filter(|f| !f.press.is_nan()) {
         let n = &near[f.near];
         let (b, x) = (n.body as usize, to_d(n.pos));
         let surface = x - f.normal * f.to_body;
         let p = (f.press + rest(n) * g.dot(surface - x)).max(0.0);
         // Over the part of its column the body covers (see [`gap`]).
-        let span = *buf.spans[b].get_or_insert_with(|| gap::span(&bodies[b]));
-        let covered = gap::covered_share(walls, s, x, f.normal, span);
+        let covered = gap::covered_share(walls, s, x, f.normal, buf.spans.of(b, &bodies[b]));
         let j = -f.outward * (p * area * covered * dt);
         out[b].0 += j;
         out[b].1 += (surface - bodies[b].state.x).cross(j);

@@ -40,6 +40,24 @@ pub fn span(body: &RigidBody) -> (DVec3, DVec3) {
     )
 }
 
+/// Each body's [`span`] in one step, found the first time a contact or a film next to a wall
+/// needs it.
+#[derive(Debug, Clone, Default)]
+pub struct Spans(Vec<Option<(DVec3, DVec3)>>);
+
+impl Spans {
+    /// Forgets last step's spans; room for `n` bodies.
+    pub fn reset(&mut self, n: usize) {
+        self.0.clear();
+        self.0.resize(n, None);
+    }
+
+    /// The span of body `b` (`body`), found once per step.
+    pub fn of(&mut self, b: usize, body: &RigidBody) -> (DVec3, DVec3) {
+        *self.0[b].get_or_insert_with(|| span(body))
+    }
+}
+
 /// The share of the column of a particle at `x` (`spacing` apart) that a body spanning
 /// `span` ([`span`]) covers, where its surface at the particle (outward normal `normal`) ends
 /// in a sub-particle gap short of a wall: one less, for each wall that bounds the column, the
@@ -141,5 +159,20 @@ mod tests {
         // Turned a quarter about y: 0.04 along z, 0.04 along x, centred where it was.
         assert!((hi.z - lo.z - 0.04).abs() < 1e-12 && (hi.x - lo.x - 0.04).abs() < 1e-12);
         assert!((lo.z - 0.1 * S).abs() < 1e-12, "{lo}");
+    }
+
+    #[test]
+    fn spans_are_found_once_a_step_and_forgotten_at_the_next() {
+        let mut b = box_off_the_wall(0.1 * S);
+        let mut spans = Spans::default();
+        spans.reset(1);
+        let first = spans.of(0, &b);
+        assert_eq!(first, span(&b));
+        // Within the step the body's first span stands, however it moves.
+        b.state.x.z += 0.01;
+        assert_eq!(spans.of(0, &b), first);
+        // The next step finds it anew.
+        spans.reset(1);
+        assert!((spans.of(0, &b).0.z - first.0.z - 0.01).abs() < 1e-12);
     }
 }
