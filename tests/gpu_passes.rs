@@ -676,6 +676,65 @@ fn contacts_match_their_cpu_twin() {
     assert!(gpu.find_contacts(&big).is_err());
 }
 
+/// The search keeps its buffers from call to call and brings down only about as many pairs
+/// as the last searches found: a list that outgrows its buffer, or the part brought down,
+/// must still come down whole, and a short list after a long one must not keep stale pairs.
+#[test]
+fn contact_searches_of_changing_size_each_find_every_pair() {
+    let _serial = gpu_common::serial();
+    let Some((mut gpu, _, params)) = setup() else {
+        return;
+    };
+    gpu.rebuild_grid().unwrap();
+    let s = gpu.download().unwrap();
+    let grid = gpu.download_grid().unwrap();
+    let c = Vec3A::new(0.04, 0.04, 0.03);
+    let ring = |n: usize, radius: f32| -> Vec<BodyParticle> {
+        (0..n)
+            .map(|i| {
+                let a = i as f32 * 0.7;
+                BodyParticle {
+                    pos: c + 0.01 * Vec3A::new(a.cos(), a.sin(), (0.3 * a).sin()),
+                    radius,
+                }
+            })
+            .collect()
+    };
+    let tiny = ring(2, 0.3 * params.spacing);
+    // Each body particle reaches 2.5 kernel radii: hundreds of pairs each, far past the 16
+    // per body particle the first buffer holds.
+    let wide = ring(40, 2.5 * params.h);
+    let half = ring(20, 2.5 * params.h);
+    let key = |v: &[contacts::Contact]| -> Vec<(u32, u32, u32)> {
+        v.iter()
+            .map(|c| (c.liquid_id, c.body_particle, c.slot))
+            .collect()
+    };
+    let count = |b: &[BodyParticle]| contacts::cpu_twin(&s, &grid, params.spacing / 2.0, b).len();
+    let (n_tiny, n_wide, n_half) = (count(&tiny), count(&wide), count(&half));
+    assert!(n_tiny > 0, "the tiny search finds nothing");
+    assert!(
+        n_wide > 1024.max(16 * wide.len()),
+        "only {n_wide} wide pairs"
+    );
+    assert!(
+        n_half > 2 * n_tiny + 1024,
+        "the half search ({n_half} pairs) fits what two tiny ones bring down"
+    );
+    for (what, body) in [
+        ("tiny, first", &tiny),
+        ("wide, outgrowing the buffer", &wide),
+        ("tiny after wide", &tiny),
+        ("tiny again", &tiny),
+        ("half, past what is brought down", &half),
+        ("wide again", &wide),
+    ] {
+        let got = gpu.find_contacts(body).unwrap();
+        let want = contacts::cpu_twin(&s, &grid, params.spacing / 2.0, body);
+        assert_eq!(key(&got), key(&want), "{what}: pairs differ");
+    }
+}
+
 #[test]
 fn contact_impulses_match_their_cpu_twin() {
     let _serial = gpu_common::serial();

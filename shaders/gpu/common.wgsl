@@ -26,7 +26,8 @@ struct Params {
     // The walls' viscous friction: its rate at the planes (0: none) and its reach.
     drag: f32,
     drag_reach: f32,
-    pad0: f32,
+    // The contacts pass's rows of cells per body particle (its widest search's side, squared).
+    search_rows: u32,
     pad1: f32,
 }
 

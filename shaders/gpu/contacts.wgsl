@@ -1,9 +1,12 @@
 // Contact candidates between body particles and liquid particles: one invocation per body
-// particle loops the grid cells around it, as many on each side as its reach needs (one where
-// it reaches at most a cell, h; more for a search grown near the walls for the films), and
-// appends every liquid particle closer than its reach (w of the body particle) to a compact list: per contact three vec4 words,
-// (liquid id, body particle, distance, slot), the liquid particle's position (w = phase) and
-// its velocity, so that only contacts go down to the CPU.
+// particle and row of grid cells around it (as many cells on each side as its reach needs:
+// one where it reaches at most a cell, h; more for a search grown near the walls for the
+// films; P.search_rows rows for each body particle, the widest one's), which appends every
+// liquid particle of its row closer than the reach (w of the body particle) to a compact
+// list: per contact three vec4 words, (liquid id, body particle, distance, slot), the liquid
+// particle's position (w = phase) and its velocity, so that only contacts go down to the CPU.
+// Rows, not body particles, spread over the GPU: a body of a few hundred surface particles
+// searching several cells out is thousands of rows.
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // id: binding 2, in two parts (split.wgsl).
@@ -15,7 +18,8 @@
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
-    let b = linear_id(gid, nwg);
+    let t = linear_id(gid, nwg);
+    let b = t / P.search_rows;
     if (b >= P.n_body) {
         return;
     }
@@ -24,22 +28,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let c = cell_coords(xb);
     let k = max(u32(ceil(reach * P.inv_cell)), 1u);
     let blk = Block(c - min(c, vec3<u32>(k)), min(c + vec3<u32>(k), P.dims - vec3<u32>(1u)));
-    let rows = block_rows(blk);
+    // This invocation's row of the block, if the block (cut by the grid's faces, or narrower
+    // than the widest) has it.
+    let row = t % P.search_rows;
+    if (row >= block_rows(blk)) {
+        return;
+    }
     let cap = arrayLength(&pairs) / 3u;
-    for (var row = 0u; row < rows; row = row + 1u) {
-        let cells = block_row(blk, row);
-        let start = cell_start[cells.x];
-        let end = cell_start[cells.y];
-        for (var j = start; j < end; j = j + 1u) {
-            let r = pos_get(j).xyz - xb;
-            let d = sqrt(dot(r, r));
-            if (d < reach) {
-                let k = atomicAdd(&count[0], 1u);
-                if (k < cap) {
-                    pairs[3u * k] = vec4<u32>(id_get(j), b, bitcast<u32>(d), j);
-                    pairs[3u * k + 1u] = bitcast<vec4<u32>>(pos_get(j));
-                    pairs[3u * k + 2u] = bitcast<vec4<u32>>(vel_get(j));
-                }
+    let cells = block_row(blk, row);
+    let start = cell_start[cells.x];
+    let end = cell_start[cells.y];
+    for (var j = start; j < end; j = j + 1u) {
+        let r = pos_get(j).xyz - xb;
+        let d = sqrt(dot(r, r));
+        if (d < reach) {
+            let k = atomicAdd(&count[0], 1u);
+            if (k < cap) {
+                pairs[3u * k] = vec4<u32>(id_get(j), b, bitcast<u32>(d), j);
+                pairs[3u * k + 1u] = bitcast<vec4<u32>>(pos_get(j));
+                pairs[3u * k + 2u] = bitcast<vec4<u32>>(vel_get(j));
             }
         }
     }

@@ -60,8 +60,11 @@ pub struct GpuParams {
     pub drag: f32,
     /// How far from the walls' planes their viscous friction reaches, m.
     pub drag_reach: f32,
+    /// The contacts pass's rows of grid cells per body particle: the side of the widest
+    /// body particle's block of cells, squared (0 outside that pass).
+    pub search_rows: u32,
     /// Padding to 16 bytes.
-    pub pad: [f32; 2],
+    pub pad: f32,
 }
 
 /// Per-phase constants (`Phase` in common.wgsl).

@@ -4,6 +4,7 @@
 use super::GpuLiquidSolver;
 use super::buffers::{self, check_fits};
 use super::contacts::{BodyParticle, Contact, sort};
+use super::context::GpuContext;
 use crate::{Error, Result};
 use glam::Vec3A;
 
@@ -26,149 +27,354 @@ fn check_reach(body: &[BodyParticle], liquid_radius: f32, h: f32) -> Result<()> 
     Ok(())
 }
 
+/// A device buffer kept from call to call and replaced, by one half again as large, only
+/// when a call needs more than it holds.
+#[derive(Debug)]
+struct Grown {
+    label: &'static str,
+    usage: wgpu::BufferUsages,
+    buf: Option<wgpu::Buffer>,
+    cap: u64,
+}
+
+impl Grown {
+    /// An empty buffer of this use, made at the first call.
+    fn new(label: &'static str, usage: wgpu::BufferUsages) -> Grown {
+        Grown {
+            label,
+            usage,
+            buf: None,
+            cap: 0,
+        }
+    }
+
+    /// The buffer, at least `size` bytes (checked against the device's binding limit).
+    fn at_least(&mut self, ctx: &GpuContext, size: u64) -> Result<&wgpu::Buffer> {
+        let size = buffers::storage_size(size);
+        if self.buf.is_none() || size > self.cap {
+            check_fits(ctx, self.label, size)?;
+            let max = ctx
+                .limits
+                .max_storage_buffer_binding_size
+                .min(ctx.limits.max_buffer_size);
+            // Half again as large, in whole 16-byte words (a binding's size must align).
+            let grown = (self.cap + self.cap / 2).next_multiple_of(16);
+            let cap = grown.min(max / 16 * 16).max(size);
+            self.buf = Some(ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(self.label),
+                size: cap,
+                usage: self.usage,
+                mapped_at_creation: false,
+            }));
+            self.cap = cap;
+        }
+        Ok(self.buf.as_ref().expect("made above"))
+    }
+}
+
+/// The buffers of the exchange with the coupling, kept from step to step (a step allocates
+/// nothing once they have grown to the scene's contacts), with the host-side scratch.
+#[derive(Debug)]
+pub(super) struct ExchangeBuffers {
+    uniform: Grown,
+    spheres: Grown,
+    count: Grown,
+    pairs: Grown,
+    staging: Grown,
+    vectors: Grown,
+    slots: Grown,
+    /// Pairs the buffers hold room for (grown past the most ever found).
+    capacity: u64,
+    /// The pairs found by the last two searches (a step searches twice, the films' wider
+    /// search and the narrower one after the solve): how much of the list to bring down.
+    last_found: [u64; 2],
+    host_spheres: Vec<[f32; 4]>,
+    host_vectors: Vec<[f32; 4]>,
+    host_slots: Vec<u32>,
+    /// Per liquid slot, whether an entry named it (reset after each check).
+    seen: Vec<bool>,
+}
+
+impl ExchangeBuffers {
+    /// Empty buffers, made at their first use.
+    pub(super) fn new() -> ExchangeBuffers {
+        use wgpu::BufferUsages as U;
+        let storage = U::STORAGE | U::COPY_SRC | U::COPY_DST;
+        ExchangeBuffers {
+            uniform: Grown::new("exchange params", U::UNIFORM | U::COPY_DST),
+            spheres: Grown::new("body particles", storage),
+            count: Grown::new("contact count", storage),
+            pairs: Grown::new("contacts", storage),
+            staging: Grown::new("contacts download", U::MAP_READ | U::COPY_DST),
+            vectors: Grown::new("impulses", storage),
+            slots: Grown::new("impulse slots", storage),
+            capacity: 0,
+            last_found: [0; 2],
+            host_spheres: Vec::new(),
+            host_vectors: Vec::new(),
+            host_slots: Vec::new(),
+            seen: Vec::new(),
+        }
+    }
+}
+
+impl ExchangeBuffers {
+    /// Bytes of GPU memory the exchange holds now (grown to the most contacts found yet).
+    pub(super) fn bytes(&self) -> u64 {
+        [
+            &self.uniform,
+            &self.spheres,
+            &self.count,
+            &self.pairs,
+            &self.staging,
+            &self.vectors,
+            &self.slots,
+        ]
+        .iter()
+        .map(|g| g.cap)
+        .sum()
+    }
+}
+
+/// Bytes of one contact in the device's list: three vec4 words.
+const PAIR_BYTES: u64 = 48;
+/// Where the pairs begin in the download, after the count.
+const PAIRS_AT: u64 = 16;
+
 impl GpuLiquidSolver {
     /// Liquid/body particle pairs closer than the sum of radii, on the current positions and
     /// grid, sorted by (liquid id, body particle). Only the pairs come down.
     pub fn find_contacts(&mut self, body: &[BodyParticle]) -> Result<Vec<Contact>> {
+        let mut out = Vec::new();
+        self.find_contacts_unsorted(body, &mut out)?;
+        sort(&mut out);
+        Ok(out)
+    }
+
+    /// The pairs of [`GpuLiquidSolver::find_contacts`] into `out` (cleared first), in the
+    /// order the device appended them, which varies from run to run. One round trip to the
+    /// device: the search, the count and the pairs come down in one submission, into buffers
+    /// kept from call to call; a second search runs only when the list outgrew its buffer.
+    pub fn find_contacts_unsorted(
+        &mut self,
+        body: &[BodyParticle],
+        out: &mut Vec<Contact>,
+    ) -> Result<()> {
+        out.clear();
         let liquid_radius = self.params.spacing / 2.0;
         check_reach(body, liquid_radius, self.params.h)?;
         if body.is_empty() || self.n == 0 {
-            return Ok(Vec::new());
+            return Ok(());
         }
         if !self.has_grid {
             self.rebuild_grid()?;
         }
-        let device = &self.ctx.device;
-        let kernel = &self.passes.contacts.kernel;
         let nb = body.len() as u32;
         let mut params: buffers::GpuParams = self.gp;
         params.n_body = nb;
-        let uniform = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("contact params"),
-            size: std::mem::size_of::<buffers::GpuParams>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        self.ctx
-            .queue
-            .write_buffer(&uniform, 0, bytemuck::bytes_of(&params));
-        let spheres: Vec<[f32; 4]> = body
+        // Each body particle's rows of cells: as many as the widest search's block has (its
+        // side computed as the pass computes it, in f32, so no row is missed).
+        let side = body
             .iter()
-            .map(|b| [b.pos.x, b.pos.y, b.pos.z, b.radius + liquid_radius])
-            .collect();
-        let mut scratch = 0u64;
-        let body_buf = buffers::storage(&self.ctx, "body particles", nb as u64 * 16, &mut scratch)?;
-        self.ctx
-            .queue
-            .write_buffer(&body_buf, 0, bytemuck::cast_slice(&spheres));
-        let count = buffers::storage(&self.ctx, "contact count", 4, &mut scratch)?;
-        let mut capacity = (nb as u64 * 16).max(1024);
+            .map(|b| (((b.radius + liquid_radius) * params.inv_cell).ceil() as u32).max(1))
+            .max()
+            .unwrap_or(1)
+            * 2
+            + 1;
+        params.search_rows = side * side;
+        let rows = nb.checked_mul(params.search_rows).ok_or_else(|| {
+            Error::input(format!(
+                "{nb} body particles searching {side} cells across are too many for one \
+                 GPU dispatch; fix: sample bodies with fewer particles, or --backend cpu"
+            ))
+        })?;
+        let x = &mut self.exchange;
+        x.host_spheres.clear();
+        x.host_spheres.extend(
+            body.iter()
+                .map(|b| [b.pos.x, b.pos.y, b.pos.z, b.radius + liquid_radius]),
+        );
+        x.capacity = x.capacity.max(nb as u64 * 16).max(1024);
+        // Bring down as much of the list as the last two searches found, with room to spare:
+        // all of it unless the list is far larger than the contacts are.
+        let hint = 2 * x.last_found[0].max(x.last_found[1]) + 1024;
         loop {
-            check_fits(&self.ctx, "contact", capacity * 48)?;
-            let pairs = buffers::storage(&self.ctx, "contacts", capacity * 48, &mut scratch)?;
-            self.ctx.queue.write_buffer(&count, 0, &[0u8; 4]);
+            let ctx = &self.ctx;
+            x.pairs.at_least(ctx, x.capacity * PAIR_BYTES)?;
+            // The search fills the whole buffer, which may have grown past what was asked.
+            x.capacity = x.pairs.cap / PAIR_BYTES;
+            let capacity = x.capacity;
+            let down = capacity.min(hint);
+            ctx.queue.write_buffer(
+                x.uniform
+                    .at_least(ctx, std::mem::size_of::<buffers::GpuParams>() as u64)?,
+                0,
+                bytemuck::bytes_of(&params),
+            );
+            ctx.queue.write_buffer(
+                x.spheres.at_least(ctx, nb as u64 * 16)?,
+                0,
+                bytemuck::cast_slice(&x.host_spheres),
+            );
+            x.count.at_least(ctx, 4)?;
+            x.staging.at_least(ctx, PAIRS_AT + down * PAIR_BYTES)?;
+            let (uniform, spheres, count, pairs, staging) = (
+                x.uniform.buf.as_ref().expect("made above"),
+                x.spheres.buf.as_ref().expect("made above"),
+                x.count.buf.as_ref().expect("made above"),
+                x.pairs.buf.as_ref().expect("made above"),
+                x.staging.buf.as_ref().expect("made above"),
+            );
             let b = &self.bufs;
+            let kernel = &self.passes.contacts.kernel;
             let g = kernel.bind(
-                device,
-                &uniform,
+                &ctx.device,
+                uniform,
                 &[
                     &b.pos[self.cur.pos],
                     &b.id[self.cur.id],
                     &b.cell_start,
-                    &body_buf,
-                    &count,
+                    spheres,
+                    count,
                     &b.vel[self.cur.vel],
-                    &pairs,
+                    pairs,
                 ],
             );
-            let mut enc = device.create_command_encoder(&Default::default());
+            let mut enc = ctx.device.create_command_encoder(&Default::default());
+            enc.clear_buffer(count, 0, None);
             {
                 let mut pass = enc.begin_compute_pass(&Default::default());
-                kernel.dispatch(&mut pass, "main", &g, nb);
+                kernel.dispatch(&mut pass, "main", &g, rows);
             }
-            self.ctx.queue.submit([enc.finish()]);
-            let found = buffers::read::<u32>(&self.ctx, &count, 1)?[0] as u64;
+            enc.copy_buffer_to_buffer(count, 0, staging, 0, 4);
+            enc.copy_buffer_to_buffer(pairs, 0, staging, PAIRS_AT, down * PAIR_BYTES);
+            ctx.queue.submit([enc.finish()]);
+            let found = map_staging(ctx, staging, PAIRS_AT + down * PAIR_BYTES, |bytes| {
+                let found = bytemuck::pod_read_unaligned::<u32>(&bytes[..4]) as u64;
+                if found <= down {
+                    let words: &[[u32; 4]] = bytemuck::cast_slice(
+                        &bytes[PAIRS_AT as usize..(PAIRS_AT + found * PAIR_BYTES) as usize],
+                    );
+                    out.extend(words.chunks_exact(3).map(contact));
+                }
+                found
+            })?;
             if found > capacity {
-                capacity = found;
+                // The list outgrew its buffer: search again with room for all of it.
+                x.capacity = found + found / 4;
                 continue;
             }
-            let raw: Vec<[u32; 4]> = buffers::read(&self.ctx, &pairs, 3 * found as usize)?;
-            let f = |w: [u32; 4]| {
-                Vec3A::new(
-                    f32::from_bits(w[0]),
-                    f32::from_bits(w[1]),
-                    f32::from_bits(w[2]),
-                )
-            };
-            let mut out: Vec<Contact> = raw
-                .chunks_exact(3)
-                .map(|c| Contact {
-                    liquid_id: c[0][0],
-                    body_particle: c[0][1],
-                    distance: f32::from_bits(c[0][2]),
-                    slot: c[0][3],
-                    pos: f(c[1]),
-                    phase: f32::from_bits(c[1][3]) as u32,
-                    vel: f(c[2]),
-                    rho: f32::from_bits(c[2][3]),
-                })
-                .collect();
-            sort(&mut out);
-            return Ok(out);
+            if found > down {
+                // The list fits its buffer but not the part brought down: bring it all.
+                let raw: Vec<[u32; 4]> = buffers::read(ctx, pairs, 3 * found as usize)?;
+                out.extend(raw.chunks_exact(3).map(contact));
+            }
+            x.last_found = [x.last_found[1], found];
+            return Ok(());
         }
     }
 }
 
-/// Upload `(slot, vector)` entries as a vec4 buffer and a slot buffer, with a uniform whose
-/// `n_body` is the entry count and `dt` the given step.
-fn upload_slots(
-    s: &GpuLiquidSolver,
-    what: &str,
-    entries: &[(u32, Vec3A)],
-    dt: f32,
-) -> Result<(wgpu::Buffer, wgpu::Buffer, wgpu::Buffer)> {
-    check_slots(entries, s.n as usize)?;
-    let device = &s.ctx.device;
+/// A contact from its three words in the device's list.
+fn contact(c: &[[u32; 4]]) -> Contact {
+    let f = |w: [u32; 4]| {
+        Vec3A::new(
+            f32::from_bits(w[0]),
+            f32::from_bits(w[1]),
+            f32::from_bits(w[2]),
+        )
+    };
+    Contact {
+        liquid_id: c[0][0],
+        body_particle: c[0][1],
+        distance: f32::from_bits(c[0][2]),
+        slot: c[0][3],
+        pos: f(c[1]),
+        phase: f32::from_bits(c[1][3]) as u32,
+        vel: f(c[2]),
+        rho: f32::from_bits(c[2][3]),
+    }
+}
+
+/// Wait for the submitted copies, map the first `size` bytes of `staging`, hand them to
+/// `read`, and unmap.
+fn map_staging<T>(
+    ctx: &GpuContext,
+    staging: &wgpu::Buffer,
+    size: u64,
+    read: impl FnOnce(&[u8]) -> T,
+) -> Result<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
+        let _ = tx.send(r);
+    });
+    ctx.wait()?;
+    rx.recv()
+        .map_err(|_| Error::Run("the GPU download never completed".into()))?
+        .map_err(|e| Error::Run(format!("mapping a GPU buffer failed: {e}")))?;
+    let view = staging
+        .get_mapped_range(..size)
+        .map_err(|e| Error::Run(format!("reading a GPU buffer failed: {e:?}")))?;
+    let out = read(&view);
+    drop(view);
+    staging.unmap();
+    Ok(out)
+}
+
+/// Upload `(slot, vector)` entries into the kept vector and slot buffers, and the uniform
+/// with `n_body` the entry count and `dt` the given step. Returns nothing: the buffers are
+/// in `s.exchange`.
+fn upload_slots(s: &mut GpuLiquidSolver, entries: &[(u32, Vec3A)], dt: f32) -> Result<()> {
+    check_slots(entries, s.n as usize, &mut s.exchange.seen)?;
     let mut params = s.gp;
     params.n_body = entries.len() as u32;
     params.dt = dt;
-    let uniform = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some(what),
-        size: std::mem::size_of::<buffers::GpuParams>() as u64,
-        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    s.ctx
-        .queue
-        .write_buffer(&uniform, 0, bytemuck::bytes_of(&params));
-    let mut scratch = 0;
+    let (ctx, x) = (&s.ctx, &mut s.exchange);
     let n = entries.len() as u64;
-    let vec_buf = buffers::storage(&s.ctx, what, n * 16, &mut scratch)?;
-    let slot_buf = buffers::storage(&s.ctx, what, n * 4, &mut scratch)?;
-    let d: Vec<[f32; 4]> = entries.iter().map(|(_, v)| [v.x, v.y, v.z, 0.0]).collect();
-    let sl: Vec<u32> = entries.iter().map(|(s, _)| *s).collect();
-    s.ctx
-        .queue
-        .write_buffer(&vec_buf, 0, bytemuck::cast_slice(&d));
-    s.ctx
-        .queue
-        .write_buffer(&slot_buf, 0, bytemuck::cast_slice(&sl));
-    Ok((uniform, vec_buf, slot_buf))
+    x.host_vectors.clear();
+    x.host_vectors
+        .extend(entries.iter().map(|(_, v)| [v.x, v.y, v.z, 0.0]));
+    x.host_slots.clear();
+    x.host_slots.extend(entries.iter().map(|(s, _)| *s));
+    ctx.queue.write_buffer(
+        x.uniform
+            .at_least(ctx, std::mem::size_of::<buffers::GpuParams>() as u64)?,
+        0,
+        bytemuck::bytes_of(&params),
+    );
+    ctx.queue.write_buffer(
+        x.vectors.at_least(ctx, n * 16)?,
+        0,
+        bytemuck::cast_slice(&x.host_vectors),
+    );
+    ctx.queue.write_buffer(
+        x.slots.at_least(ctx, n * 4)?,
+        0,
+        bytemuck::cast_slice(&x.host_slots),
+    );
+    Ok(())
 }
 
-/// Check that every slot is in range and appears once (sum a particle's impulses first).
-fn check_slots(dv: &[(u32, Vec3A)], n: usize) -> Result<()> {
-    let mut seen = vec![false; n];
-    for &(s, _) in dv {
+/// Check that every slot is in range and appears once (sum a particle's impulses first),
+/// with `seen` (grown to the particles, all false before and after).
+fn check_slots(dv: &[(u32, Vec3A)], n: usize, seen: &mut Vec<bool>) -> Result<()> {
+    seen.resize(n, false);
+    let bad = dv.iter().position(|&(s, _)| {
         let s = s as usize;
-        if s >= n || std::mem::replace(&mut seen[s], true) {
-            return Err(Error::Run(format!(
-                "contact impulse for slot {s}: out of range or given twice (sum a particle's \
-                 impulses into one entry)"
-            )));
-        }
+        s >= n || std::mem::replace(&mut seen[s], true)
+    });
+    // Leave `seen` all false again, touching only the entries checked.
+    for &(s, _) in &dv[..bad.map_or(dv.len(), |k| k)] {
+        seen[s as usize] = false;
     }
-    Ok(())
+    match bad {
+        None => Ok(()),
+        Some(k) => Err(Error::Run(format!(
+            "contact impulse for slot {}: out of range or given twice (sum a particle's \
+             impulses into one entry)",
+            dv[k].0
+        ))),
+    }
 }
 
 impl GpuLiquidSolver {
@@ -176,20 +382,21 @@ impl GpuLiquidSolver {
     /// them, each at most once) after a step of `dt`: `v += dv`, `x += dv dt`.
     pub fn apply_impulses(&mut self, dv: &[(u32, Vec3A)], dt: f32) -> Result<()> {
         if dv.is_empty() {
-            return check_slots(dv, self.n as usize);
+            return Ok(());
         }
-        let (uniform, dv_buf, slot_buf) = upload_slots(self, "impulses", dv, dt)?;
+        upload_slots(self, dv, dt)?;
         let device = &self.ctx.device;
         let b = &self.bufs;
+        let x = &self.exchange;
         let kernel = &self.passes.impulses.kernel;
         let g = kernel.bind(
             device,
-            &uniform,
+            x.uniform.buf.as_ref().expect("uploaded"),
             &[
                 &b.pos[self.cur.pos],
                 &b.vel[self.cur.vel],
-                &dv_buf,
-                &slot_buf,
+                x.vectors.buf.as_ref().expect("uploaded"),
+                x.slots.buf.as_ref().expect("uploaded"),
             ],
         );
         let mut enc = device.create_command_encoder(&Default::default());
@@ -208,13 +415,18 @@ impl GpuLiquidSolver {
         if dx.is_empty() {
             return Ok(());
         }
-        let (uniform, dx_buf, slot_buf) = upload_slots(self, "push out", dx, 0.0)?;
+        upload_slots(self, dx, 0.0)?;
         let device = &self.ctx.device;
+        let x = &self.exchange;
         let kernel = &self.passes.push_out.kernel;
         let g = kernel.bind(
             device,
-            &uniform,
-            &[&self.bufs.pos[self.cur.pos], &dx_buf, &slot_buf],
+            x.uniform.buf.as_ref().expect("uploaded"),
+            &[
+                &self.bufs.pos[self.cur.pos],
+                x.vectors.buf.as_ref().expect("uploaded"),
+                x.slots.buf.as_ref().expect("uploaded"),
+            ],
         );
         let mut enc = device.create_command_encoder(&Default::default());
         {

@@ -22,6 +22,18 @@ pub struct GpuLiquid {
     host: CpuLiquid,
     /// A grid from a checkpoint, to put up with the particles before the first step.
     pending_grid: Option<(Vec<u32>, Vec<u32>)>,
+    /// The bodies' surface particles and their pairs with the liquid, kept from step to step.
+    near: NearScratch,
+}
+
+/// What [`Liquid::near_bodies`] reuses from step to step.
+#[derive(Debug, Default)]
+struct NearScratch {
+    owner: Vec<u32>,
+    spheres: Vec<BodyParticle>,
+    pairs: Vec<Contact>,
+    /// Per liquid slot, one more than the body that last took it in this search (0: none).
+    claimed: Vec<u32>,
 }
 
 impl GpuLiquid {
@@ -32,6 +44,7 @@ impl GpuLiquid {
             solver,
             host: CpuLiquid::new(params, particles),
             pending_grid: None,
+            near: NearScratch::default(),
         })
     }
 }
@@ -103,40 +116,51 @@ impl Liquid for GpuLiquid {
     }
 
     /// The GPU pairs the particles with the bodies' surface particles and sends down only the
-    /// pairs; each (particle, body) is kept once, with the state of its first pair.
+    /// pairs; each (particle, body) is kept once (every pair of a particle carries the same
+    /// state), without sorting the pairs, which outnumber the candidates many times near walls.
     fn near_bodies(&mut self, reach: &BodyReach<'_>, out: &mut Vec<NearBody>) -> Result<()> {
-        let (owner, spheres): (Vec<u32>, Vec<BodyParticle>) = (reach.surface)().into_iter().unzip();
-        let pairs: Vec<Contact> = self.solver.find_contacts(&spheres)?;
+        let NearScratch {
+            owner,
+            spheres,
+            pairs,
+            claimed,
+        } = &mut self.near;
+        owner.clear();
+        spheres.clear();
+        for (o, s) in (reach.surface)() {
+            owner.push(o);
+            spheres.push(s);
+        }
+        self.solver.find_contacts_unsorted(spheres, pairs)?;
         out.clear();
-        // Pairs come sorted by liquid id, then body particle (so by body): one run per
-        // candidate.
-        let mut start = 0;
-        while start < pairs.len() {
-            let (id, body) = (
-                pairs[start].liquid_id,
-                owner[pairs[start].body_particle as usize],
-            );
-            let mut end = start + 1;
-            while end < pairs.len()
-                && pairs[end].liquid_id == id
-                && owner[pairs[end].body_particle as usize] == body
-            {
-                end += 1;
+        // `claimed[slot]` is one more than the body that last took the slot: a particle's
+        // later pairs with the same body are skipped. A particle near two bodies whose pairs
+        // interleave can come twice; the sort below brings the repeats together to drop them.
+        claimed.resize(self.solver.len(), 0);
+        for c in pairs.iter() {
+            let body = owner[c.body_particle as usize];
+            let claim = &mut claimed[c.slot as usize];
+            if *claim == body + 1 {
+                continue;
             }
-            let first = &pairs[start];
+            *claim = body + 1;
             out.push(NearBody {
                 body,
-                slot: first.slot,
-                id,
-                pos: first.pos,
-                vel: first.vel,
-                phase: first.phase,
-                rho: first.rho,
+                slot: c.slot,
+                id: c.liquid_id,
+                pos: c.pos,
+                vel: c.vel,
+                phase: c.phase,
+                rho: c.rho,
             });
-            start = end;
+        }
+        // Leave every claim cleared for the next search, touching only the slots taken.
+        for n in out.iter() {
+            claimed[n.slot as usize] = 0;
         }
         // The CPU backend orders them by body, then slot; so does this one.
-        out.sort_by_key(|n| (n.body, n.slot));
+        out.sort_unstable_by_key(|n| (n.body, n.slot));
+        out.dedup_by_key(|n| (n.body, n.slot));
         Ok(())
     }
 

@@ -33,7 +33,10 @@
 //! particles, 40 B per boundary particle (uploaded position and weight 16 B, cell 4 B,
 //! permutation 4 B, sorted copy 16 B; only the 16 B upload crosses the bus each step) and 4 B
 //! per grid cell (their cell starts; their counts borrow the liquid's count buffer) with a
-//! second prefix sum's level totals. All of it is counted by
+//! second prefix sum's level totals. The exchange with the coupling (`exchange`) keeps its
+//! buffers from step to step, grown to the most contacts found yet: the body particles
+//! (16 B each), the contact list and its download (48 B per liquid/body particle pair each,
+//! with room to spare) and the impulses (20 B per touched particle). All of it is counted by
 //! [`GpuLiquidSolver::bytes_allocated`], and the liquid's share without a device by
 //! [`GpuLiquidSolver::bytes_needed`].
 //!

@@ -69,6 +69,8 @@ pub struct GpuLiquidSolver {
     /// The neighbour passes' tiled workgroups (one per segment, tile.rs), or `None` where
     /// they run untiled.
     pub(super) tiled: Option<u32>,
+    /// The buffers of the exchange with the coupling, kept from step to step.
+    pub(super) exchange: super::exchange::ExchangeBuffers,
 }
 
 impl std::fmt::Debug for GpuLiquidSolver {
@@ -196,6 +198,7 @@ impl GpuLiquidSolver {
             stamps,
             gp: GpuParams::default(),
             tiled,
+            exchange: super::exchange::ExchangeBuffers::new(),
         };
         s.write_params(0.0);
         Ok(s)
@@ -275,6 +278,7 @@ impl GpuLiquidSolver {
             + self.passes.prefix.bytes
             + self.boundary.bytes
             + self.boundary_prefix.as_ref().map_or(0, |p| p.bytes)
+            + self.exchange.bytes()
     }
 
     /// GPU bytes per liquid particle.
@@ -337,7 +341,8 @@ impl GpuLiquidSolver {
             split: split::split_point(self.ctx.limits.max_storage_buffer_binding_size),
             drag,
             drag_reach,
-            pad: [0.0; 2],
+            search_rows: 0,
+            pad: 0.0,
         };
         let q = &self.ctx.queue;
         q.write_buffer(&self.bufs.params, 0, bytemuck::bytes_of(&gp));
