@@ -6,7 +6,11 @@
 // list: per contact three vec4 words, (liquid id, body particle, distance, slot), the liquid
 // particle's position (w = phase) and its velocity, so that only contacts go down to the CPU.
 // Rows, not body particles, spread over the GPU: a body of a few hundred surface particles
-// searching several cells out is thousands of rows.
+// searching several cells out is thousands of rows. A liquid particle is listed once per body
+// that reaches it (`owner`, the body of each body particle): the first body particle of a
+// body to claim it (`claimed`, per liquid slot, one more than the body; cleared before each
+// search) lists it, the others of that body skip it. Where two bodies' claims on one particle
+// interleave, it is listed again each time, and the CPU drops the repeats.
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // id: binding 2, in two parts (split.wgsl).
@@ -15,6 +19,8 @@
 @group(0) @binding(5) var<storage, read_write> count: array<atomic<u32>>;
 // vel: binding 6, in two parts (split.wgsl).
 @group(0) @binding(7) var<storage, read_write> pairs: array<vec4<u32>>;
+@group(0) @binding(8) var<storage, read_write> claimed: array<atomic<u32>>;
+@group(0) @binding(9) var<storage, read_write> owner: array<u32>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
@@ -36,12 +42,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let cap = arrayLength(&pairs) / 3u;
     let cells = block_row(blk, row);
+    let mine = owner[b] + 1u;
     let start = cell_start[cells.x];
     let end = cell_start[cells.y];
     for (var j = start; j < end; j = j + 1u) {
         let r = pos_get(j).xyz - xb;
         let d = sqrt(dot(r, r));
-        if (d < reach) {
+        if (d < reach && atomicExchange(&claimed[j], mine) != mine) {
             let k = atomicAdd(&count[0], 1u);
             if (k < cap) {
                 pairs[3u * k] = vec4<u32>(id_get(j), b, bitcast<u32>(d), j);

@@ -54,7 +54,7 @@ impl Contacts {
                 "contacts",
                 src,
                 true,
-                7,
+                9,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,

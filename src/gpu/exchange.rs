@@ -78,6 +78,8 @@ impl Grown {
 pub(super) struct ExchangeBuffers {
     uniform: Grown,
     spheres: Grown,
+    owners: Grown,
+    claimed: Grown,
     count: Grown,
     pairs: Grown,
     staging: Grown,
@@ -103,6 +105,8 @@ impl ExchangeBuffers {
         ExchangeBuffers {
             uniform: Grown::new("exchange params", U::UNIFORM | U::COPY_DST),
             spheres: Grown::new("body particles", storage),
+            owners: Grown::new("body particles' bodies", storage),
+            claimed: Grown::new("contact claims", storage),
             count: Grown::new("contact count", storage),
             pairs: Grown::new("contacts", storage),
             staging: Grown::new("contacts download", U::MAP_READ | U::COPY_DST),
@@ -124,6 +128,8 @@ impl ExchangeBuffers {
         [
             &self.uniform,
             &self.spheres,
+            &self.owners,
+            &self.claimed,
             &self.count,
             &self.pairs,
             &self.staging,
@@ -146,21 +152,27 @@ impl GpuLiquidSolver {
     /// grid, sorted by (liquid id, body particle). Only the pairs come down.
     pub fn find_contacts(&mut self, body: &[BodyParticle]) -> Result<Vec<Contact>> {
         let mut out = Vec::new();
-        self.find_contacts_unsorted(body, &mut out)?;
+        let each_its_own: Vec<u32> = (0..body.len() as u32).collect();
+        self.find_contacts_unsorted(body, &each_its_own, &mut out)?;
         sort(&mut out);
         Ok(out)
     }
 
-    /// The pairs of [`GpuLiquidSolver::find_contacts`] into `out` (cleared first), in the
-    /// order the device appended them, which varies from run to run. One round trip to the
-    /// device: the search, the count and the pairs come down in one submission, into buffers
-    /// kept from call to call; a second search runs only when the list outgrew its buffer.
+    /// Liquid/body particle pairs as [`GpuLiquidSolver::find_contacts`] finds them, but each
+    /// liquid particle once per body (`owner`, the body of each body particle) with one of
+    /// that body's particles that reach it (a particle two bodies reach can come more than
+    /// once, as their claims interleave), into `out` (cleared first), in the order the device appended them, which
+    /// varies from run to run. One round trip to the device: the search, the count and the
+    /// pairs come down in one submission, into buffers kept from call to call; a second
+    /// search runs only when the list outgrew its buffer.
     pub fn find_contacts_unsorted(
         &mut self,
         body: &[BodyParticle],
+        owner: &[u32],
         out: &mut Vec<Contact>,
     ) -> Result<()> {
         out.clear();
+        assert_eq!(owner.len(), body.len(), "one owner per body particle");
         let liquid_radius = self.params.spacing / 2.0;
         check_reach(body, liquid_radius, self.params.h)?;
         if body.is_empty() || self.n == 0 {
@@ -194,7 +206,7 @@ impl GpuLiquidSolver {
             body.iter()
                 .map(|b| [b.pos.x, b.pos.y, b.pos.z, b.radius + liquid_radius]),
         );
-        x.capacity = x.capacity.max(nb as u64 * 16).max(1024);
+        x.capacity = x.capacity.max(nb as u64 * 4).max(1024);
         // Bring down as much of the list as the last two searches found, with room to spare:
         // all of it unless the list is far larger than the contacts are.
         let hint = 2 * x.last_found[0].max(x.last_found[1]) + 1024;
@@ -216,11 +228,19 @@ impl GpuLiquidSolver {
                 0,
                 bytemuck::cast_slice(&x.host_spheres),
             );
+            ctx.queue.write_buffer(
+                x.owners.at_least(ctx, nb as u64 * 4)?,
+                0,
+                bytemuck::cast_slice(owner),
+            );
+            x.claimed.at_least(ctx, self.n as u64 * 4)?;
             x.count.at_least(ctx, 4)?;
             x.staging.at_least(ctx, PAIRS_AT + down * PAIR_BYTES)?;
-            let (uniform, spheres, count, pairs, staging) = (
+            let (uniform, spheres, owners, claimed, count, pairs, staging) = (
                 x.uniform.buf.as_ref().expect("made above"),
                 x.spheres.buf.as_ref().expect("made above"),
+                x.owners.buf.as_ref().expect("made above"),
+                x.claimed.buf.as_ref().expect("made above"),
                 x.count.buf.as_ref().expect("made above"),
                 x.pairs.buf.as_ref().expect("made above"),
                 x.staging.buf.as_ref().expect("made above"),
@@ -238,10 +258,13 @@ impl GpuLiquidSolver {
                     count,
                     &b.vel[self.cur.vel],
                     pairs,
+                    claimed,
+                    owners,
                 ],
             );
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(count, 0, None);
+            enc.clear_buffer(claimed, 0, None);
             {
                 let mut pass = enc.begin_compute_pass(&Default::default());
                 kernel.dispatch(&mut pass, "main", &g, rows);

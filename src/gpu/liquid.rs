@@ -115,9 +115,9 @@ impl Liquid for GpuLiquid {
         Ok(())
     }
 
-    /// The GPU pairs the particles with the bodies' surface particles and sends down only the
-    /// pairs; each (particle, body) is kept once (every pair of a particle carries the same
-    /// state), without sorting the pairs, which outnumber the candidates many times near walls.
+    /// The GPU pairs the particles with the bodies' surface particles and sends down each
+    /// particle about once per body that reaches it; each (particle, body) is kept once here
+    /// (every pair of a particle carries the same state).
     fn near_bodies(&mut self, reach: &BodyReach<'_>, out: &mut Vec<NearBody>) -> Result<()> {
         let NearScratch {
             owner,
@@ -131,7 +131,7 @@ impl Liquid for GpuLiquid {
             owner.push(o);
             spheres.push(s);
         }
-        self.solver.find_contacts_unsorted(spheres, pairs)?;
+        self.solver.find_contacts_unsorted(spheres, owner, pairs)?;
         out.clear();
         // `claimed[slot]` is one more than the body that last took the slot: a particle's
         // later pairs with the same body are skipped. A particle near two bodies whose pairs

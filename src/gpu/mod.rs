@@ -35,8 +35,9 @@
 //! per grid cell (their cell starts; their counts borrow the liquid's count buffer) with a
 //! second prefix sum's level totals. The exchange with the coupling (`exchange`) keeps its
 //! buffers from step to step, grown to the most contacts found yet: the body particles
-//! (16 B each), the contact list and its download (48 B per liquid/body particle pair each,
-//! with room to spare) and the impulses (20 B per touched particle). All of it is counted by
+//! (20 B each, with their bodies), a claim per liquid particle (4 B), the contact list and
+//! its download (48 B per liquid particle and body each, with room to spare) and the impulses
+//! (20 B per touched particle). All of it is counted by
 //! [`GpuLiquidSolver::bytes_allocated`], and the liquid's share without a device by
 //! [`GpuLiquidSolver::bytes_needed`].
 //!
