@@ -10,6 +10,7 @@ use sphrigid::gpu::{
     scatter, velocity, viscosity, walls,
 };
 use sphrigid::liquid::boundary_grid::BoundaryParticles;
+use sphrigid::liquid::grid::Grid;
 use sphrigid::liquid::params::Walls;
 use sphrigid::liquid::{LiquidParams, Particles};
 
@@ -48,6 +49,16 @@ fn setup() -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
 /// As [`setup`], the neighbour passes tiled through workgroup memory or not (the fallback).
 fn setup_path(tiled: bool) -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
     setup_scene(SCENE, tiled)
+}
+
+/// As [`setup_path`], with the grid built: the solver, its particles in grid order and its
+/// grid (both downloaded), and the parameters.
+fn setup_grid(tiled: bool) -> Option<(GpuLiquidSolver, Particles, Grid, LiquidParams)> {
+    let (mut gpu, _, params) = setup_path(tiled)?;
+    gpu.rebuild_grid().unwrap();
+    let s = gpu.download().unwrap();
+    let grid = gpu.download_grid().unwrap();
+    Some((gpu, s, grid, params))
 }
 
 /// As [`setup_path`] for the scene `text`.
@@ -242,12 +253,9 @@ fn density_matches_its_cpu_twin() {
 }
 
 fn check_density(tiled: bool) {
-    let Some((mut gpu, _, params)) = setup_path(tiled) else {
+    let Some((mut gpu, s, grid, params)) = setup_grid(tiled) else {
         return;
     };
-    gpu.rebuild_grid().unwrap();
-    let s = gpu.download().unwrap();
-    let grid = gpu.download_grid().unwrap();
     let bodies = boundary(&params);
     gpu.set_boundary(&bodies).unwrap();
     gpu.pass_density().unwrap();
@@ -337,12 +345,9 @@ fn relaxation_matches_its_cpu_twin() {
 }
 
 fn check_relaxation(tiled: bool) {
-    let Some((mut gpu, _, params)) = setup_path(tiled) else {
+    let Some((mut gpu, s, grid, params)) = setup_grid(tiled) else {
         return;
     };
-    gpu.rebuild_grid().unwrap();
-    let s = gpu.download().unwrap();
-    let grid = gpu.download_grid().unwrap();
     // Bodies along the floor and in the first block: the walls do not push where a body is
     // within h (the bodies' kernel sum above zero), and elsewhere they do.
     gpu.set_boundary(&boundary(&params)).unwrap();
@@ -417,12 +422,9 @@ fn viscosity_matches_its_cpu_twin() {
 }
 
 fn check_viscosity(tiled: bool) {
-    let Some((mut gpu, _, params)) = setup_path(tiled) else {
+    let Some((mut gpu, s, grid, params)) = setup_grid(tiled) else {
         return;
     };
-    gpu.rebuild_grid().unwrap();
-    let s = gpu.download().unwrap();
-    let grid = gpu.download_grid().unwrap();
     gpu.pass_viscosity(DT).unwrap();
     let v = gpu.download().unwrap().vel;
     let twin = viscosity::cpu_twin(&s, &grid, &params, DT);
@@ -617,12 +619,9 @@ fn gravity_and_velocity_update_match_their_cpu_twins_exactly() {
 #[test]
 fn contacts_match_their_cpu_twin() {
     let _serial = gpu_common::serial();
-    let Some((mut gpu, _, params)) = setup() else {
+    let Some((mut gpu, s, grid, params)) = setup_grid(true) else {
         return;
     };
-    gpu.rebuild_grid().unwrap();
-    let s = gpu.download().unwrap();
-    let grid = gpu.download_grid().unwrap();
     // A ball of body particles (radius 0.3 spacing) inside the first block.
     let r = 0.3 * params.spacing;
     let c = Vec3A::new(0.04, 0.04, 0.03);
@@ -682,12 +681,9 @@ fn contacts_match_their_cpu_twin() {
 #[test]
 fn contact_searches_of_changing_size_each_find_every_pair() {
     let _serial = gpu_common::serial();
-    let Some((mut gpu, _, params)) = setup() else {
+    let Some((mut gpu, s, grid, params)) = setup_grid(true) else {
         return;
     };
-    gpu.rebuild_grid().unwrap();
-    let s = gpu.download().unwrap();
-    let grid = gpu.download_grid().unwrap();
     let c = Vec3A::new(0.04, 0.04, 0.03);
     let ring = |n: usize, radius: f32| -> Vec<BodyParticle> {
         (0..n)
@@ -741,12 +737,9 @@ fn contact_searches_of_changing_size_each_find_every_pair() {
 #[test]
 fn contacts_come_once_per_liquid_particle_and_body() {
     let _serial = gpu_common::serial();
-    let Some((mut gpu, _, params)) = setup() else {
+    let Some((mut gpu, s, grid, params)) = setup_grid(true) else {
         return;
     };
-    gpu.rebuild_grid().unwrap();
-    let s = gpu.download().unwrap();
-    let grid = gpu.download_grid().unwrap();
     // Two overlapping balls of body particles, each particle reaching a kernel radius: most
     // liquid particles near them are reached by many particles of one body, some by both.
     let mut body = Vec::new();

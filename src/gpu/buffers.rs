@@ -380,8 +380,21 @@ pub fn read<T: bytemuck::Pod>(ctx: &GpuContext, buf: &wgpu::Buffer, len: usize) 
         });
     enc.copy_buffer_to_buffer(buf, 0, &staging, 0, size.next_multiple_of(4));
     ctx.queue.submit([enc.finish()]);
+    map_read(ctx, &staging, size.next_multiple_of(4), |bytes| {
+        bytemuck::pod_collect_to_vec::<u8, T>(&bytes[..size as usize])
+    })
+}
+
+/// Wait for the submitted work, map the first `size` bytes of the `MAP_READ` buffer
+/// `staging`, hand them to `read`, and unmap.
+pub fn map_read<T>(
+    ctx: &GpuContext,
+    staging: &wgpu::Buffer,
+    size: u64,
+    read: impl FnOnce(&[u8]) -> T,
+) -> Result<T> {
     let (tx, rx) = std::sync::mpsc::channel();
-    staging.map_async(wgpu::MapMode::Read, .., move |r| {
+    staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
         let _ = tx.send(r);
     });
     ctx.wait()?;
@@ -389,9 +402,9 @@ pub fn read<T: bytemuck::Pod>(ctx: &GpuContext, buf: &wgpu::Buffer, len: usize) 
         .map_err(|_| Error::Run("the GPU download never completed".into()))?
         .map_err(|e| Error::Run(format!("mapping a GPU buffer failed: {e}")))?;
     let view = staging
-        .get_mapped_range(..)
+        .get_mapped_range(..size)
         .map_err(|e| Error::Run(format!("reading a GPU buffer failed: {e:?}")))?;
-    let out = bytemuck::pod_collect_to_vec::<u8, T>(&view[..size as usize]);
+    let out = read(&view);
     drop(view);
     staging.unmap();
     Ok(out)

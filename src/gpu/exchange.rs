@@ -272,7 +272,7 @@ impl GpuLiquidSolver {
             enc.copy_buffer_to_buffer(count, 0, staging, 0, 4);
             enc.copy_buffer_to_buffer(pairs, 0, staging, PAIRS_AT, down * PAIR_BYTES);
             ctx.queue.submit([enc.finish()]);
-            let found = map_staging(ctx, staging, PAIRS_AT + down * PAIR_BYTES, |bytes| {
+            let found = buffers::map_read(ctx, staging, PAIRS_AT + down * PAIR_BYTES, |bytes| {
                 let found = bytemuck::pod_read_unaligned::<u32>(&bytes[..4]) as u64;
                 if found <= down {
                     let words: &[[u32; 4]] = bytemuck::cast_slice(
@@ -317,31 +317,6 @@ fn contact(c: &[[u32; 4]]) -> Contact {
         vel: f(c[2]),
         rho: f32::from_bits(c[2][3]),
     }
-}
-
-/// Wait for the submitted copies, map the first `size` bytes of `staging`, hand them to
-/// `read`, and unmap.
-fn map_staging<T>(
-    ctx: &GpuContext,
-    staging: &wgpu::Buffer,
-    size: u64,
-    read: impl FnOnce(&[u8]) -> T,
-) -> Result<T> {
-    let (tx, rx) = std::sync::mpsc::channel();
-    staging.map_async(wgpu::MapMode::Read, ..size, move |r| {
-        let _ = tx.send(r);
-    });
-    ctx.wait()?;
-    rx.recv()
-        .map_err(|_| Error::Run("the GPU download never completed".into()))?
-        .map_err(|e| Error::Run(format!("mapping a GPU buffer failed: {e}")))?;
-    let view = staging
-        .get_mapped_range(..size)
-        .map_err(|e| Error::Run(format!("reading a GPU buffer failed: {e:?}")))?;
-    let out = read(&view);
-    drop(view);
-    staging.unmap();
-    Ok(out)
 }
 
 /// Upload `(slot, vector)` entries into the kept vector and slot buffers, and the uniform
