@@ -72,8 +72,8 @@ impl Grown {
     }
 }
 
-/// The buffers of the exchange with the coupling, kept from step to step (a step allocates
-/// nothing once they have grown to the scene's contacts), with the host-side scratch.
+/// The buffers of the exchange with the coupling, kept from step to step (a step makes no
+/// buffer once they have grown to the scene's contacts), with the host-side scratch.
 #[derive(Debug)]
 pub(super) struct ExchangeBuffers {
     uniform: Grown,
@@ -161,10 +161,10 @@ impl GpuLiquidSolver {
     /// Liquid/body particle pairs as [`GpuLiquidSolver::find_contacts`] finds them, but each
     /// liquid particle once per body (`owner`, the body of each body particle) with one of
     /// that body's particles that reach it (a particle two bodies reach can come more than
-    /// once, as their claims interleave), into `out` (cleared first), in the order the device appended them, which
-    /// varies from run to run. One round trip to the device: the search, the count and the
-    /// pairs come down in one submission, into buffers kept from call to call; a second
-    /// search runs only when the list outgrew its buffer.
+    /// once, as their claims interleave), into `out` (cleared first), in the order the device
+    /// appended them, which varies from run to run. One round trip to the device: the
+    /// search, the count and the pairs come down in one submission, into buffers kept from
+    /// call to call; a second search runs only when the list outgrew its buffer.
     pub fn find_contacts_unsorted(
         &mut self,
         body: &[BodyParticle],
@@ -209,7 +209,7 @@ impl GpuLiquidSolver {
         x.capacity = x.capacity.max(nb as u64 * 4).max(1024);
         // Bring down as much of the list as the last two searches found, with room to spare:
         // all of it unless the list is far larger than the contacts are.
-        let hint = 2 * x.last_found[0].max(x.last_found[1]) + 1024;
+        let mut hint = 2 * x.last_found[0].max(x.last_found[1]) + 1024;
         loop {
             let ctx = &self.ctx;
             x.pairs.at_least(ctx, x.capacity * PAIR_BYTES)?;
@@ -285,6 +285,7 @@ impl GpuLiquidSolver {
             if found > capacity {
                 // The list outgrew its buffer: search again with room for all of it.
                 x.capacity = found + found / 4;
+                hint = hint.max(x.capacity);
                 continue;
             }
             if found > down {
@@ -362,7 +363,7 @@ fn check_slots(dv: &[(u32, Vec3A)], n: usize, seen: &mut Vec<bool>) -> Result<()
         s >= n || std::mem::replace(&mut seen[s], true)
     });
     // Leave `seen` all false again, touching only the entries checked.
-    for &(s, _) in &dv[..bad.map_or(dv.len(), |k| k)] {
+    for &(s, _) in &dv[..bad.unwrap_or(dv.len())] {
         seen[s as usize] = false;
     }
     match bad {

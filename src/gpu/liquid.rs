@@ -135,7 +135,8 @@ impl Liquid for GpuLiquid {
         out.clear();
         // `claimed[slot]` is one more than the body that last took the slot: a particle's
         // later pairs with the same body are skipped. A particle near two bodies whose pairs
-        // interleave can come twice; the sort below brings the repeats together to drop them.
+        // interleave can come more than once; the sort below brings the repeats together to
+        // drop them.
         claimed.resize(self.solver.len(), 0);
         for c in pairs.iter() {
             let body = owner[c.body_particle as usize];
