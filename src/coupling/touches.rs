@@ -116,24 +116,20 @@ pub fn touches(
     // Every body's surface particles, in body then particle order, each searched out to the
     // distance at which liquid can still touch the body's solid (`search_radius`), or
     // `extra` farther near a wall.
-    let surface = || {
-        let mut spheres = Vec::new();
+    let surface = |owner: &mut Vec<u32>, spheres: &mut Vec<BodyParticle>| {
         for (bi, b) in bodies.iter().enumerate() {
             let c = &b.clump;
             for k in (0..c.len()).filter(|&k| c.surface[k]) {
                 let x = b.world_point(c.positions[k]);
                 let r = search_radius(c.radius, r_l);
                 let grown = if band(x, r) { r + extra } else { r };
-                spheres.push((
-                    bi as u32,
-                    BodyParticle {
-                        pos: to_f(x),
-                        radius: (grown - r_l) as f32,
-                    },
-                ));
+                owner.push(bi as u32);
+                spheres.push(BodyParticle {
+                    pos: to_f(x),
+                    radius: (grown - r_l) as f32,
+                });
             }
         }
-        spheres
     };
     liquid.near_bodies(
         &BodyReach {

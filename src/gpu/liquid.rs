@@ -127,10 +127,7 @@ impl Liquid for GpuLiquid {
         } = &mut self.near;
         owner.clear();
         spheres.clear();
-        for (o, s) in (reach.surface)() {
-            owner.push(o);
-            spheres.push(s);
-        }
+        (reach.surface)(owner, spheres);
         self.solver.find_contacts_unsorted(spheres, owner, pairs)?;
         out.clear();
         // `claimed[slot]` is one more than the body that last took the slot: a particle's

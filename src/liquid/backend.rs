@@ -28,10 +28,11 @@ pub struct BodyReach<'a> {
     /// Per body, in body order: a ball (centre, radius, m) that holds the centre of every
     /// liquid particle that can touch the body.
     pub balls: &'a [(DVec3, f64)],
-    /// The bodies' surface particles with the body each belongs to, in body order: the
-    /// centre of a liquid particle that touches a body lies within one of them, its radius
-    /// grown by half a liquid spacing. Built on demand (only the GPU searches by them).
-    pub surface: &'a dyn Fn() -> Vec<(u32, BodyParticle)>,
+    /// The bodies' surface particles, pushed onto the second list, with the body each
+    /// belongs to, pushed onto the first, in body order: the centre of a liquid particle that
+    /// touches a body lies within one of them, its radius grown by half a liquid spacing.
+    /// Built on demand (only the GPU searches by them), into the caller's lists.
+    pub surface: &'a dyn Fn(&mut Vec<u32>, &mut Vec<BodyParticle>),
 }
 
 /// A liquid particle near a body, with its state: a candidate for a liquid/body contact.
