@@ -34,7 +34,6 @@ struct Grown {
     label: &'static str,
     usage: wgpu::BufferUsages,
     buf: Option<wgpu::Buffer>,
-    cap: u64,
 }
 
 impl Grown {
@@ -44,21 +43,26 @@ impl Grown {
             label,
             usage,
             buf: None,
-            cap: 0,
         }
+    }
+
+    /// Bytes the buffer holds (0 before its first use).
+    fn bytes(&self) -> u64 {
+        self.buf.as_ref().map_or(0, |b| b.size())
     }
 
     /// The buffer, at least `size` bytes (checked against the device's binding limit).
     fn at_least(&mut self, ctx: &GpuContext, size: u64) -> Result<&wgpu::Buffer> {
         let size = buffers::storage_size(size);
-        if self.buf.is_none() || size > self.cap {
+        let held = self.bytes();
+        if size > held {
             check_fits(ctx, self.label, size)?;
             let max = ctx
                 .limits
                 .max_storage_buffer_binding_size
                 .min(ctx.limits.max_buffer_size);
             // Half again as large, in whole 16-byte words (a binding's size must align).
-            let grown = (self.cap + self.cap / 2).next_multiple_of(16);
+            let grown = (held + held / 2).next_multiple_of(16);
             let cap = grown.min(max / 16 * 16).max(size);
             self.buf = Some(ctx.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(self.label),
@@ -66,7 +70,6 @@ impl Grown {
                 usage: self.usage,
                 mapped_at_creation: false,
             }));
-            self.cap = cap;
         }
         Ok(self.buf.as_ref().expect("made above"))
     }
@@ -85,8 +88,6 @@ pub(super) struct ExchangeBuffers {
     staging: Grown,
     vectors: Grown,
     slots: Grown,
-    /// Pairs the buffers hold room for (grown past the most ever found).
-    capacity: u64,
     /// The pairs found by the last two searches (a step searches twice, the films' wider
     /// search and the narrower one after the solve): how much of the list to bring down.
     last_found: [u64; 2],
@@ -112,7 +113,6 @@ impl ExchangeBuffers {
             staging: Grown::new("contacts download", U::MAP_READ | U::COPY_DST),
             vectors: Grown::new("impulses", storage),
             slots: Grown::new("impulse slots", storage),
-            capacity: 0,
             last_found: [0; 2],
             host_spheres: Vec::new(),
             host_vectors: Vec::new(),
@@ -137,7 +137,7 @@ impl ExchangeBuffers {
             &self.slots,
         ]
         .iter()
-        .map(|g| g.cap)
+        .map(|g| g.bytes())
         .sum()
     }
 }
@@ -206,16 +206,16 @@ impl GpuLiquidSolver {
             body.iter()
                 .map(|b| [b.pos.x, b.pos.y, b.pos.z, b.radius + liquid_radius]),
         );
-        x.capacity = x.capacity.max(nb as u64 * 4).max(1024);
+        // Room for 4 pairs per body particle at first (at least 1,024); the list's buffer
+        // keeps what it has grown to since.
+        let mut want = (nb as u64 * 4).max(1024);
         // Bring down as much of the list as the last two searches found, with room to spare:
         // all of it unless the list is far larger than the contacts are.
         let mut hint = 2 * x.last_found[0].max(x.last_found[1]) + 1024;
         loop {
             let ctx = &self.ctx;
-            x.pairs.at_least(ctx, x.capacity * PAIR_BYTES)?;
             // The search fills the whole buffer, which may have grown past what was asked.
-            x.capacity = x.pairs.cap / PAIR_BYTES;
-            let capacity = x.capacity;
+            let capacity = x.pairs.at_least(ctx, want * PAIR_BYTES)?.size() / PAIR_BYTES;
             let down = capacity.min(hint);
             ctx.queue.write_buffer(
                 x.uniform
@@ -284,8 +284,8 @@ impl GpuLiquidSolver {
             })?;
             if found > capacity {
                 // The list outgrew its buffer: search again with room for all of it.
-                x.capacity = found + found / 4;
-                hint = hint.max(x.capacity);
+                want = found + found / 4;
+                hint = hint.max(want);
                 continue;
             }
             if found > down {

@@ -32,8 +32,6 @@ struct NearScratch {
     owner: Vec<u32>,
     spheres: Vec<BodyParticle>,
     pairs: Vec<Contact>,
-    /// Per liquid slot, one more than the body that last took it in this search (0: none).
-    claimed: Vec<u32>,
 }
 
 impl GpuLiquid {
@@ -116,47 +114,31 @@ impl Liquid for GpuLiquid {
     }
 
     /// The GPU pairs the particles with the bodies' surface particles and sends down each
-    /// particle about once per body that reaches it; each (particle, body) is kept once here
-    /// (every pair of a particle carries the same state).
+    /// particle about once per body that reaches it (every pair of a particle carries the
+    /// same state); each (particle, body) is kept once.
     fn near_bodies(&mut self, reach: &BodyReach<'_>, out: &mut Vec<NearBody>) -> Result<()> {
         let NearScratch {
             owner,
             spheres,
             pairs,
-            claimed,
         } = &mut self.near;
         owner.clear();
         spheres.clear();
         (reach.surface)(owner, spheres);
         self.solver.find_contacts_unsorted(spheres, owner, pairs)?;
         out.clear();
-        // `claimed[slot]` is one more than the body that last took the slot: a particle's
-        // later pairs with the same body are skipped. A particle near two bodies whose pairs
-        // interleave can come more than once; the sort below brings the repeats together to
-        // drop them.
-        claimed.resize(self.solver.len(), 0);
-        for c in pairs.iter() {
-            let body = owner[c.body_particle as usize];
-            let claim = &mut claimed[c.slot as usize];
-            if *claim == body + 1 {
-                continue;
-            }
-            *claim = body + 1;
-            out.push(NearBody {
-                body,
-                slot: c.slot,
-                id: c.liquid_id,
-                pos: c.pos,
-                vel: c.vel,
-                phase: c.phase,
-                rho: c.rho,
-            });
-        }
-        // Leave every claim cleared for the next search, touching only the slots taken.
-        for n in out.iter() {
-            claimed[n.slot as usize] = 0;
-        }
-        // The CPU backend orders them by body, then slot; so does this one.
+        out.extend(pairs.iter().map(|c| NearBody {
+            body: owner[c.body_particle as usize],
+            slot: c.slot,
+            id: c.liquid_id,
+            pos: c.pos,
+            vel: c.vel,
+            phase: c.phase,
+            rho: c.rho,
+        }));
+        // The CPU backend orders them by body, then slot; so does this one. A particle that
+        // two bodies reach can come more than once for one of them (their claims on the GPU
+        // interleave); the sort brings the repeats together to drop them.
         out.sort_unstable_by_key(|n| (n.body, n.slot));
         out.dedup_by_key(|n| (n.body, n.slot));
         Ok(())
