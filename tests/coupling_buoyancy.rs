@@ -24,12 +24,14 @@ const AVERAGED: u32 = 20;
 const WALL_MARGIN: f64 = 0.015;
 const BOX_MARGIN: f64 = 0.09;
 
-/// The free surface far from the box: over columns one spacing wide in x and z whose centres
-/// lie away from the walls and the box, the mean of the highest particle centre, plus half a
-/// spacing.
-fn far_surface(sim: &Simulation, box_x: f64) -> f64 {
+/// The liquid far from the box, over columns one spacing wide in x and z whose centres lie
+/// away from the walls and the box: its free surface (the mean of the highest particle centre,
+/// plus half a spacing) and its mass per area above the height `under` (each particle counted
+/// by the share of its slice a spacing high that lies above it).
+fn far_liquid(sim: &Simulation, box_x: f64, under: f64) -> (f64, f64) {
     let d = sim.liquid.params().spacing as f64;
     let mut top: HashMap<(i64, i64), f64> = HashMap::new();
+    let mut above = 0.0;
     for x in &sim.particles().pos {
         let key = (
             (x.x as f64 / d).floor() as i64,
@@ -43,36 +45,52 @@ fn far_surface(sim: &Simulation, box_x: f64) -> f64 {
         }
         let y = top.entry(key).or_insert(f64::MIN);
         *y = y.max(x.y as f64);
+        above += ((x.y as f64 - under) / d + 0.5).clamp(0.0, 1.0);
     }
-    top.values().sum::<f64>() / top.len() as f64 + d / 2.0
+    let columns = top.len() as f64;
+    (
+        top.values().sum::<f64>() / columns + d / 2.0,
+        above * 1000.0 * d.powi(3) / (columns * d * d),
+    )
 }
 
 /// The draft over `s h` of a box of density ratio `ratio` at liquid spacing `spacing`, averaged
-/// over the last frames; the box starts at its expected draft under the initial surface.
-fn relative_draft(ratio: f64, spacing: f64) -> f64 {
+/// over the last frames, and the far liquid's mass per area above the box's underside over
+/// the box's (Archimedes by weight, 1 where it displaces its own weight); the box starts at its
+/// expected draft under the initial surface.
+fn relative_draft(ratio: f64, spacing: f64) -> (f64, f64) {
     let start = DEPTH + HEIGHT / 2.0 - ratio * HEIGHT;
     let sets = vec![
         format!("liquid.0.spacing={spacing}"),
         format!("body.0.density={}", ratio * 1000.0),
         format!("body.0.position=[0.144,{start},0.06]"),
     ];
-    let mut sum = 0.0;
+    let (mut sum, mut weight) = (0.0, 0.0);
     common::run_scene_without_leaks("floating_box.toml", &sets, FRAMES, |sim, frame| {
         if frame > FRAMES - AVERAGED {
             let b = &sim.bodies[0];
-            let draft = far_surface(sim, b.state.x.x) - (b.state.x.y - HEIGHT / 2.0);
-            sum += draft;
+            let under = b.state.x.y - HEIGHT / 2.0;
+            let (surface, above) = far_liquid(sim, b.state.x.x, under);
+            sum += surface - under;
+            weight += above;
         }
     });
-    sum / AVERAGED as f64 / (ratio * HEIGHT)
+    let n = AVERAGED as f64;
+    (
+        sum / n / (ratio * HEIGHT),
+        weight / n / (ratio * 1000.0 * HEIGHT),
+    )
 }
 
 /// Check the three density ratios at one spacing.
 fn floats_at_its_density_ratio(spacing: f64) {
     let mut rows = Vec::new();
     for ratio in [0.3, 0.5, 0.7] {
-        let r = relative_draft(ratio, spacing);
-        eprintln!("spacing {spacing}: density ratio {ratio}: draft / (s h) = {r:.3}");
+        let (r, w) = relative_draft(ratio, spacing);
+        eprintln!(
+            "spacing {spacing}: density ratio {ratio}: draft / (s h) = {r:.3}; the far liquid \
+             above its underside weighs {w:.3} of its load"
+        );
         rows.push((ratio, r));
     }
     for (ratio, r) in &rows {

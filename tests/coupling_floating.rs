@@ -42,20 +42,26 @@ struct Run {
     frames: u32,
 }
 
-/// The box's centre height, the far free surface and the liquid particles resting on the
-/// box's top (within its span, less than two spacings above it) after one frame.
+/// The box's centre height, the far free surface, the far liquid's mass per area above the
+/// box's underside and the liquid particles resting on the box's top (within its span, less
+/// than two spacings above it) after one frame.
 #[derive(Debug, Clone, Copy)]
 struct Frame {
     y: f64,
     surface: f64,
+    above: f64,
     on_top: usize,
 }
 
-/// The free surface away from the box and the side walls: over columns one spacing wide in x
-/// and z, the mean of the highest particle centre, plus half a spacing.
-fn far_surface(sim: &Simulation) -> f64 {
+/// The liquid away from the box and the side walls, over columns one spacing wide in x and z:
+/// its free surface (the mean of the highest particle centre, plus half a spacing) and its
+/// mass per area above the height `under` (each particle counted by the share of its slice a
+/// spacing high that lies above it), which by Archimedes is a floating box's load per area
+/// when `under` is its underside.
+fn far_liquid(sim: &Simulation, under: f64) -> (f64, f64) {
     let bx = sim.bodies[0].state.x.x;
     let mut top: HashMap<(i64, i64), f64> = HashMap::new();
+    let mut above = 0.0;
     for p in &sim.particles().pos {
         let (x, y, z) = (p.x as f64, p.y as f64, p.z as f64);
         if (x - bx).abs() < B / 2.0 + SURFACE_MARGIN
@@ -66,8 +72,13 @@ fn far_surface(sim: &Simulation) -> f64 {
         let key = ((x / D).floor() as i64, (z / D).floor() as i64);
         let t = top.entry(key).or_insert(f64::MIN);
         *t = t.max(y);
+        above += ((y - under) / D + 0.5).clamp(0.0, 1.0);
     }
-    top.values().sum::<f64>() / top.len() as f64 + D / 2.0
+    let columns = top.len() as f64;
+    (
+        top.values().sum::<f64>() / columns + D / 2.0,
+        above * RHO * D.powi(3) / (columns * D * D),
+    )
 }
 
 /// Every frame (60 fps) of a slab tank holding the box of `run`.
@@ -128,9 +139,11 @@ friction = 0.0
                 (p.x as f64 - x).abs() < B / 2.0 && (top..top + 2.0 * D).contains(&(p.y as f64))
             })
             .count();
+        let (surface, above) = far_liquid(&sim, y - H / 2.0);
         out.push(Frame {
             y,
-            surface: far_surface(&sim),
+            surface,
+            above,
             on_top,
         });
     }
@@ -235,19 +248,19 @@ fn a_buoyant_box_on_a_wet_floor_lifts_off_and_floats() {
         // 1.6 spacings above the surface, and the liquid washes over it).
         let last = &run[run.len() - 30..];
         let m_box = s * RHO * B * H * SLAB;
-        let loaded: f64 = last
-            .iter()
-            .map(|f| {
-                let m_top = f.on_top as f64 * RHO * D.powi(3);
-                (f.surface - (f.y - H / 2.0)) / (s * H * (1.0 + m_top / m_box))
-            })
-            .sum::<f64>()
-            / last.len() as f64;
+        let mean =
+            |each: &dyn Fn(&Frame) -> f64| last.iter().map(each).sum::<f64>() / last.len() as f64;
+        let load = |f: &Frame| 1.0 + f.on_top as f64 * RHO * D.powi(3) / m_box;
+        let loaded = mean(&|f| (f.surface - (f.y - H / 2.0)) / (s * H * load(f)));
+        // Archimedes by weight: the far liquid above the underside over the box's load, per
+        // area (1 where the box displaces its own weight; the liquid packs closer than the
+        // lattice, so the heights read less than this, see the README).
+        let displaced = mean(&|f| f.above / (s * RHO * H * load(f)));
         let end = run[run.len() - 1];
         eprintln!(
             "s = {s}, {layers} layers: underside {:.2} spacings up at 3 s, draft {:.3} of \
              Archimedes' s h ({:.3} loaded with the liquid on its top, {} particles at the \
-             end)",
+             end); the far liquid above its underside weighs {displaced:.3} of its load",
             (end.y - H / 2.0) / D,
             relative_draft(last, s),
             loaded,
