@@ -65,7 +65,7 @@ fn settle_box(packed_rest: bool) -> f32 {
     let wave = (9.81f32 * 0.028).sqrt();
     assert!(
         vmax < 0.03 * wave,
-        "max speed {vmax} m/s after 1.5 s (limit {})",
+        "max speed {vmax} m/s after 2 s (limit {})",
         0.03 * wave
     );
     // Flat: the top particle of each 1 cm x 1 cm column lies within half a spacing of the mean.
