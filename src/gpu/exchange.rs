@@ -120,9 +120,7 @@ impl ExchangeBuffers {
             seen: Vec::new(),
         }
     }
-}
 
-impl ExchangeBuffers {
     /// Bytes of GPU memory the exchange holds now (grown to the most contacts found yet).
     pub(super) fn bytes(&self) -> u64 {
         [
