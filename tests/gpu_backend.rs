@@ -536,7 +536,7 @@ fn films_lift_a_box_off_the_floor_alike_on_the_gpu_and_the_cpu_backend() {
     let mut without = Simulation::setup(&off, Backend::Cpu).unwrap();
     let y0 = cpu.bodies[0].state.x.y;
     let mut films = 0;
-    const STEPS: usize = 120;
+    const STEPS: usize = 240;
     for _ in 0..STEPS {
         cpu.step().unwrap();
         gpu.step().unwrap();

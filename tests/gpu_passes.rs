@@ -9,9 +9,11 @@ use sphrigid::gpu::{
     GpuLiquidSolver, boundary_grid, buffers, cell_index, count, density, prefix_sum, relaxation,
     scatter, velocity, viscosity, walls,
 };
-use sphrigid::liquid::boundary_grid::BoundaryParticles;
+use sphrigid::liquid::boundary::BodyImages;
+use sphrigid::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use sphrigid::liquid::grid::Grid;
 use sphrigid::liquid::params::Walls;
+use sphrigid::liquid::wall_kernel::{WallKernel, mirror_offset, plane_distances};
 use sphrigid::liquid::{LiquidParams, Particles};
 
 // Two phases (different masses, one with cohesion) so the pair weights m_j/(m_i+m_j) and both
@@ -117,6 +119,17 @@ fn boundary(params: &LiquidParams) -> BoundaryParticles {
     for i in 0..5 {
         b.pos.push(Vec3A::new(-0.05, 0.01 * i as f32, 0.5));
         b.weight.push(0.5);
+    }
+    // A block against the left wall across the slab, inside the first block of liquid: the
+    // walls' ghosts whose mirror images lie in it do not push.
+    for i in 0..4 {
+        for j in 0..4 {
+            for k in 0..12 {
+                let x = Vec3A::new(i as f32, 6.0 + j as f32, k as f32) * s;
+                b.pos.push(x + Vec3A::splat(0.5 * s));
+                b.weight.push(1.0);
+            }
+        }
     }
     let mut rng = Rng::new(5);
     for i in (1..b.len()).rev() {
@@ -348,9 +361,11 @@ fn check_relaxation(tiled: bool) {
     let Some((mut gpu, s, grid, params)) = setup_grid(tiled) else {
         return;
     };
-    // Bodies along the floor and in the first block: the walls do not push where a body is
-    // within h (the bodies' kernel sum above zero), and elsewhere they do.
-    gpu.set_boundary(&boundary(&params)).unwrap();
+    // Bodies along the floor and in the first block: where a body is within h (the bodies'
+    // kernel sum above zero) the walls push with the ghosts whose mirror images lie outside
+    // the bodies, none from a wall that a body faces across a film, and elsewhere with all.
+    let bodies = boundary(&params);
+    gpu.set_boundary(&bodies).unwrap();
     gpu.pass_density().unwrap();
     let press = gpu.download_press().unwrap();
     let body = gpu.download_body_sums().unwrap();
@@ -379,8 +394,38 @@ fn check_relaxation(tiled: bool) {
     let after = gpu.download().unwrap();
     // The start-of-step buffer holds the step's velocity in a step (here the positions the
     // rebuild left there): the displacements over dt are added to it.
-    let (twin, twin_vel) =
-        relaxation::cpu_twin(&s.pos, &s.prev, &s.phase, &grid, &params, &press, &body, DT);
+    let mut bins = BoundaryGrid::default();
+    bins.build(&grid, &bodies);
+    // The particles at a wall near a body some of whose ghosts stand for the body's image,
+    // and those a body faces across a film.
+    let images = BodyImages {
+        grid: &grid,
+        bodies: &bins,
+        inside: 0.5 * params.rho0,
+        h: params.h,
+    };
+    let hs = 0.5 * params.spacing;
+    let k = WallKernel::new(params.spacing, params.h);
+    let (mut imaged, mut films) = (0, 0);
+    for (x, b) in s.pos.iter().zip(&body) {
+        if !at_wall(x) || *b <= 0.0 {
+            continue;
+        }
+        films += (images.films(walls, hs, *x, params.spacing) != 0) as usize;
+        let y = plane_distances(walls, hs, *x);
+        let mut any = false;
+        k.for_each_ghost(walls, hs, *x, |r, _, _| {
+            any |= !images.liquid_at(*x + mirror_offset(&y, r));
+        });
+        imaged += any as usize;
+    }
+    assert!(
+        imaged > 50 && films > 20,
+        "{imaged} particles with ghosts in a body's image, {films} in films"
+    );
+    let (twin, twin_vel) = relaxation::cpu_twin(
+        &s.pos, &s.prev, &s.phase, &grid, &params, &press, &body, &bins, DT,
+    );
     let dx_gpu: Vec<Vec3A> = after.pos.iter().zip(&s.pos).map(|(a, b)| *a - *b).collect();
     let dx_cpu: Vec<Vec3A> = twin.iter().zip(&s.pos).map(|(a, b)| *a - *b).collect();
     let biggest = dx_cpu.iter().map(|d| d.length()).fold(0.0, f32::max);

@@ -64,30 +64,11 @@ fn density_pair(xi: vec3<f32>, xj: vec3<f32>, sums: ptr<function, vec2<f32>>) {
 fn density_end(i: u32, pi: vec4<f32>, sums: vec2<f32>) {
     let xi = pi.xyz;
     let blk = block_around_cell(cell_of_get(i));
-    let rows = block_rows(blk);
-    let h2 = P.h * P.h;
     // The boundary's sums, in the CPU's order: bodies (over the same rows), then the walls
     // lo x, hi x, lo y, hi y, lo z, hi z, added to the liquid's at the end.
     var b = vec2<f32>(0.0);
     if (P.n_boundary > 0u) {
-        for (var row = 0u; row < rows; row = row + 1u) {
-            let cells = block_row(blk, row);
-            let start = boundary_start[cells.x];
-            let end = boundary_start[cells.y];
-            for (var j = start; j < end; j = j + 1u) {
-                let pb = boundary[j];
-                let r = pb.xyz - xi;
-                let r2 = dot(r, r);
-                if (r2 >= h2) {
-                    continue;
-                }
-                let a = 1.0 - sqrt(r2) * P.inv_h;
-                if (a > 0.0) {
-                    let a2 = a * a;
-                    b = b + vec2<f32>(pb.w * a2, pb.w * a2 * a);
-                }
-            }
-        }
+        b = body_sums(xi, blk);
     }
     let body = b.x;
     if ((P.has_walls & 2u) != 0u) {

@@ -2,8 +2,10 @@
 // dx_i = -dt^2 sum_j m_j/(m_i+m_j) [(P_i+P_j)(1-q) + (Pn_i+Pn_j)(1-q)^2] r_hat_ij (pressures
 // as the density pass leaves them: x and y of a vec4), plus the walls' push: their ghosts carry
 // the particle's near pressure and the walls' pressure plus the hydrostatic difference
-// (WallKernel::push). The displacement moves the particle (into the other position buffer)
-// and adds itself over dt to the step's velocity `vel` (as the CPU step's `displace`).
+// (WallKernel::push); within h of a body (the bodies' kernel sum, z of the pressures, above
+// zero) only the ghosts that stand for liquid push (WallKernel::push_where, add_wall_push).
+// The displacement moves the particle (into the other position buffer) and adds itself over dt
+// to the step's velocity `vel` (as the CPU step's `displace`).
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // cell_of: binding 2, in two parts (split.wgsl).
@@ -13,6 +15,8 @@
 // pos_out: binding 6, in two parts (split.wgsl).
 @group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
 // vel: binding 8, in two parts (split.wgsl).
+@group(0) @binding(9) var<storage, read_write> boundary_start: array<u32>;
+@group(0) @binding(10) var<storage, read_write> boundary: array<vec4<f32>>;
 
 // Apply the displacement acc dt^2 of particle i at pi: into the other position buffer, and
 // over dt into the step's velocity.
@@ -23,18 +27,81 @@ fn displace(i: u32, pi: vec4<f32>, acc: vec3<f32>) {
     vel_set(i, vec4<f32>(v.xyz + d * P.inv_dt, v.w));
 }
 
+// Whether the point x lies outside every body: the bodies' kernel sum there is at most half
+// the liquid's rest kernel sum (BodyImages::liquid_at).
+fn liquid_at(x: vec3<f32>) -> bool {
+    return body_sums(x, block_around(cell_coords(x))).x <= 0.5 * P.rho0;
+}
+
+// The walls (bit e for wall e) within h of the particle at xi (plane distances y) that a body
+// faces across it: the point a spacing from it away from the wall lies in a body
+// (BodyImages::films).
+fn film_walls(xi: vec3<f32>, y: array<f32, 6>) -> u32 {
+    var yy = y;
+    var shut = 0u;
+    for (var e = 0u; e < 6u; e = e + 1u) {
+        if (yy[e] < P.h) {
+            var p = xi;
+            let a = e / 2u;
+            if ((e & 1u) == 0u) {
+                p[a] = p[a] + 2.0 * P.half_spacing;
+            } else {
+                p[a] = p[a] - 2.0 * P.half_spacing;
+            }
+            if (!liquid_at(p)) {
+                shut = shut | (1u << e);
+            }
+        }
+    }
+    return shut;
+}
+
+// Whether the ghost at offset r from the particle at xi (plane distances y) stands for liquid:
+// it lies beyond no wall of `shut`, and its mirror image across the walls it lies beyond
+// (wall_kernel::mirror_offset) is outside every body.
+fn ghost_kept(xi: vec3<f32>, y: array<f32, 6>, r: vec3<f32>, shut: u32) -> bool {
+    var yy = y;
+    var m = r;
+    for (var e = 0u; e < 6u; e = e + 1u) {
+        let a = e / 2u;
+        let lo = (e & 1u) == 0u;
+        if ((lo && r[a] < -yy[e]) || (!lo && r[a] > yy[e])) {
+            if ((shut & (1u << e)) != 0u) {
+                return false;
+            }
+            var side = 1.0;
+            if (lo) {
+                side = -1.0;
+            }
+            m[a] = 2.0 * side * yy[e] - r[a];
+        }
+    }
+    return liquid_at(xi + m);
+}
+
 // The walls' push per dt^2 (as WallKernel::push): the pair terms with the ghosts of every wall
 // within h, each carrying the particle's near pressure and the walls' pressure pw.x / pw.y plus
 // the share s of the hydrostatic difference to its place (gradient grad), clamped at zero; one
 // beyond two walls counts in the first's lattice. s completes the liquid's moment pw.z to the
 // lattice's C (after the kernel sums' table) with the ghosts' (wall_kernel::support_share).
-fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>) -> vec3<f32> {
+// Within h of a body (`body` above zero), the ghosts that do not stand for liquid are left out
+// (ghost_kept, WallKernel::push_where).
+fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>, body: f32) -> vec3<f32> {
     var g = ghost_walk(xi);
+    let y = g.y;
+    let near_body = body > 0.0;
+    var shut = 0u;
+    if (near_body) {
+        shut = film_walls(xi, y);
+    }
     var ghosts = 0.0;
     loop {
         let ghost = ghost_next(&g);
         if (ghost.w < 0.0) {
             break;
+        }
+        if (near_body && !ghost_kept(xi, y, ghost.xyz, shut)) {
+            continue;
         }
         let gr = dot(grad, ghost.xyz);
         ghosts = ghosts + ghost.w * gr * gr / length(ghost.xyz);
@@ -52,6 +119,9 @@ fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>) -> ve
         if (ghost.w < 0.0) {
             break;
         }
+        if (near_body && !ghost_kept(xi, y, ghost.xyz, shut)) {
+            continue;
+        }
         let r = ghost.xyz;
         let q = ghost.w;
         let pg = max(wall_press + s * dot(grad, r), 0.0);
@@ -60,13 +130,12 @@ fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>) -> ve
     return out;
 }
 
-// Within h of a wall that pushes and not within h of a body (its bodies' kernel sum `body`
-// zero, as add_wall_push) (x: 1, else 0), the hydrostatic gradient (yzw): the entry after the
-// walls' kernel sums holds 2 / C over the relaxation passes.
-fn wall_setup(xi: vec3<f32>, body: f32) -> vec4<f32> {
+// Within h of a wall that pushes (x: 1, else 0), the hydrostatic gradient (yzw): the entry
+// after the walls' kernel sums holds 2 / C over the relaxation passes.
+fn wall_setup(xi: vec3<f32>) -> vec4<f32> {
     let near = min(min(xi.x - P.wall_lo.x, P.wall_hi.x - xi.x), min(min(xi.y - P.wall_lo.y,
         P.wall_hi.y - xi.y), min(xi.z - P.wall_lo.z, P.wall_hi.z - xi.z))) + P.half_spacing;
-    if ((P.has_walls & 2u) == 0u || near >= P.h || body > 0.0) {
+    if ((P.has_walls & 2u) == 0u || near >= P.h) {
         return vec4<f32>(0.0);
     }
     let grad = P.gravity_dt * P.inv_dt * wall_table[P.wall_samples + 1u].x;
@@ -138,7 +207,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     let pr = pri.xy;
     let mi = phases[u32(pi.w)].mass;
     var acc = vec3<f32>(0.0);
-    let wall = wall_setup(pi.xyz, pri.z);
+    let wall = wall_setup(pi.xyz);
     var pw = vec3<f32>(pr.x, 1.0, 0.0);
     let blk = block_around_cell(cell_of_get(i));
     let rows = block_rows(blk);
@@ -158,7 +227,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
     if (wall.x != 0.0) {
-        acc = acc + wall_push(pi.xyz, pr, pw, wall.yzw);
+        acc = acc + wall_push(pi.xyz, pr, pw, wall.yzw, pri.z);
     }
     displace(i, pi, acc);
 }
@@ -196,7 +265,7 @@ fn tiled(
         var acc = vec3<f32>(0.0);
         var wall = vec4<f32>(0.0);
         if (live) {
-            wall = wall_setup(pi.xyz, body);
+            wall = wall_setup(pi.xyz);
         }
         var pw = vec3<f32>(pr.x, 1.0, 0.0);
         for (var k = 0u; k < rows; k = k + 1u) {
@@ -226,7 +295,7 @@ fn tiled(
         }
         if (live) {
             if (wall.x != 0.0) {
-                acc = acc + wall_push(pi.xyz, pr, pw, wall.yzw);
+                acc = acc + wall_push(pi.xyz, pr, pw, wall.yzw, body);
             }
             displace(i, pi, acc);
         }

@@ -2,9 +2,11 @@
 //!
 //! A liquid particle pressed by a body against a wall (a *film*: it lies within a spacing of
 //! the wall and less than `TOUCH_GAP` spacings clear of the body, the body's surface faces the
-//! wall head-on there, and the gap between them holds the particle) cannot pass the liquid's pressure on by moving: the wall holds it
-//! and the walls do not push a particle next to a body. On its own the body then rests on the
-//! film as on the floor, however buoyant it is. A film that connects to the liquid around it
+//! wall head-on there, and the gap between them holds the particle) cannot pass the liquid's
+//! pressure on by moving: the wall holds it, and that wall's ghosts do not push it
+//! (`liquid::boundary::add_wall_push`: the point a spacing from it away from the wall lies in
+//! the body). On its own the body then rests on the film as on the floor, however buoyant it
+//! is. A film that connects to the liquid around it
 //! carries that liquid's pressure, as a wet floor does under a block: each film particle here
 //! takes the pressure `k (rho - rho0) rest / rho0` of the liquid within a kernel radius of it
 //! that is not a film, extrapolated hydrostatically, carried into the film's inside by Jacobi

@@ -5,7 +5,7 @@
 //! workgroup memory (tile.rs) in the same order.
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
-use super::{ghosts, tile};
+use super::{bodies, ghosts, tile};
 use crate::liquid::boundary;
 use crate::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use crate::liquid::grid::Grid;
@@ -25,10 +25,11 @@ pub(crate) const SPLIT: &[SplitArray] = &[
 /// walk (ghosts.wgsl) appended.
 pub fn source() -> String {
     format!(
-        "{}\n{}\n{}",
+        "{}\n{}\n{}\n{}",
         include_str!("../../shaders/gpu/density.wgsl"),
         tile::WGSL,
-        ghosts::WGSL
+        ghosts::WGSL,
+        bodies::WGSL
     )
 }
 

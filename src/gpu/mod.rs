@@ -51,6 +51,7 @@
 //! `exchange` answers the coupling (pairs down, impulses and push-outs up), and `liquid`
 //! implements the [`crate::liquid::Liquid`] interface ([`GpuLiquid`]). This
 //! module imports `liquid/` and never the reverse.
+pub mod bodies;
 pub mod boundary_grid;
 pub mod buffers;
 pub mod cell_index;

@@ -152,6 +152,8 @@ impl GpuLiquidSolver {
             &b.pos[1 - c.pos],
             &b.wall_table,
             &b.vel[1 - c.vel],
+            &self.boundary.cell_start,
+            &self.boundary.sorted,
             self.n,
             self.tiled,
         );

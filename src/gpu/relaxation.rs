@@ -4,8 +4,9 @@
 //! WallKernel::push), and add the displacement over dt to the step's velocity.
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
-use super::{ghosts, tile};
-use crate::liquid::boundary::{self, WallPairs};
+use super::{bodies, ghosts, tile};
+use crate::liquid::boundary::{self, BodyImages, WallPairs};
+use crate::liquid::boundary_grid::BoundaryGrid;
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::wall_kernel::WallKernel;
@@ -21,14 +22,15 @@ pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::vec4("vel", 8),
 ];
 
-/// The pass's shader: its file with the tiles' segment helpers (tile.wgsl) and the walls' ghost
-/// walk (ghosts.wgsl) appended.
+/// The pass's shader: its file with the tiles' segment helpers (tile.wgsl), the walls' ghost
+/// walk (ghosts.wgsl) and the bodies' gather (bodies.wgsl) appended.
 pub fn source() -> String {
     format!(
-        "{}\n{}\n{}",
+        "{}\n{}\n{}\n{}",
         include_str!("../../shaders/gpu/relaxation.wgsl"),
         tile::WGSL,
-        ghosts::WGSL
+        ghosts::WGSL,
+        bodies::WGSL
     )
 }
 
@@ -49,7 +51,7 @@ impl Relaxation {
                 "relaxation",
                 &src,
                 true,
-                8,
+                10,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
@@ -75,6 +77,8 @@ impl Relaxation {
         pos_out: &wgpu::Buffer,
         wall_table: &wgpu::Buffer,
         vel: &wgpu::Buffer,
+        boundary_start: &wgpu::Buffer,
+        boundary: &wgpu::Buffer,
         n: u32,
         tiled: Option<u32>,
     ) {
@@ -82,7 +86,16 @@ impl Relaxation {
             device,
             params,
             &[
-                pos, cell_of, cell_start, phases, press, pos_out, wall_table, vel,
+                pos,
+                cell_of,
+                cell_start,
+                phases,
+                press,
+                pos_out,
+                wall_table,
+                vel,
+                boundary_start,
+                boundary,
             ],
         );
         match tiled {
@@ -92,9 +105,10 @@ impl Relaxation {
     }
 }
 
-/// CPU twin: the CPU backend's displacements over the same grid, the walls' push added (none
-/// where the bodies' kernel sum `body` is above zero), applied as the CPU step applies them:
-/// the positions moved and the step's velocities `vel` (moved by `dx / dt`) returned.
+/// CPU twin: the CPU backend's displacements over the same grid, the walls' push added (where
+/// the bodies' kernel sum `body` is above zero, from the ghosts whose mirror image lies outside
+/// the bodies `bodies` binned on `grid`), applied as the CPU step applies them: the positions
+/// moved and the step's velocities `vel` (moved by `dx / dt`) returned.
 #[allow(clippy::too_many_arguments)]
 pub fn cpu_twin(
     pos: &[Vec3A],
@@ -104,6 +118,7 @@ pub fn cpu_twin(
     params: &LiquidParams,
     press: &[[f32; 2]],
     body: &[f32],
+    bodies: &BoundaryGrid,
     dt: f32,
 ) -> (Vec<Vec3A>, Vec<Vec3A>) {
     let mut lists = NeighbourLists::default();
@@ -117,7 +132,13 @@ pub fn cpu_twin(
     let pairs = walls.map(|w| (WallPairs::new(w, &k, hs, g), &mut sums[..]));
     relaxation::displacements(pos, phase, &lists, params, press, dt, true, pairs, &mut dx);
     if let Some(w) = walls {
-        boundary::add_wall_push(pos, press, body, w, &k, hs, g, dt, &sums, &mut dx);
+        let images = BodyImages {
+            grid,
+            bodies,
+            inside: 0.5 * params.rho0,
+            h: params.h,
+        };
+        boundary::add_wall_push(pos, press, body, w, &k, hs, g, dt, &sums, images, &mut dx);
     }
     let (mut out, mut v) = (pos.to_vec(), vel.to_vec());
     step::displace(&mut out, &mut v, &dx, 1.0 / dt);

@@ -18,7 +18,7 @@ use super::boundary_grid::BoundaryGrid;
 use super::grid::Grid;
 use super::neighbours::in_pool;
 use super::params::Walls;
-use super::wall_kernel::WallKernel;
+use super::wall_kernel::{WallKernel, plane_distances};
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -26,7 +26,7 @@ use rayon::prelude::*;
 /// slot of `grid` at its current position (`h` the kernel radius); the walls' ghost by ghost
 /// ([`WallKernel::sums_once`]) when `once` (with ghost pressure), else from their table. The
 /// bodies' part of `rho` alone goes into `body` (zero away from every body), which says where
-/// the walls do not push ([`add_wall_push`]).
+/// the walls push with the ghosts that stand for liquid alone ([`add_wall_push`]).
 #[allow(clippy::too_many_arguments)]
 pub fn add_boundary_sums(
     pos: &[Vec3A],
@@ -125,6 +125,57 @@ impl<'a> WallPairs<'a> {
     }
 }
 
+/// The bodies as the walls' push sees them ([`add_wall_push`]): a ghost whose mirror image lies
+/// inside a body stands for the body's image, not for liquid.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyImages<'a> {
+    /// The liquid grid the bodies' particles are binned on.
+    pub grid: &'a Grid,
+    /// The bodies' particles.
+    pub bodies: &'a BoundaryGrid,
+    /// The bodies' kernel sum above which a point lies inside a body: half the liquid's rest
+    /// kernel sum (a point on a flat face of a body has about half a full kernel's matter).
+    pub inside: f32,
+    /// The kernel radius, m.
+    pub h: f32,
+}
+
+impl BodyImages<'_> {
+    /// Whether the point `x` lies outside every body (their kernel sum there at most
+    /// [`BodyImages::inside`]). A point farther than half a kernel radius (at least three
+    /// quarters of a spacing) beyond the box around the bodies' particles has the matter of
+    /// less than half a kernel on one side of it, short of `inside`, and is liquid without a
+    /// gather (the GPU gathers there too and finds the same).
+    #[inline]
+    pub fn liquid_at(&self, x: Vec3A) -> bool {
+        if !self.bodies.near_bounds(x, 0.5 * self.h) {
+            return true;
+        }
+        let c = self.grid.cell_index(x);
+        self.bodies.sums(self.grid, c, x, self.h)[0] <= self.inside
+    }
+
+    /// The walls (bit `e` for wall `e`: x lo, x hi, y lo, y hi, z lo, z hi) within `h` of a
+    /// particle at `x` that a body faces across it: the point a spacing `d` from the particle
+    /// away from the wall lies inside a body. The particle is then in a film between the body
+    /// and that wall, whose pressure `coupling::film` passes to the body.
+    #[inline]
+    pub fn films(&self, walls: &Walls, half_spacing: f32, x: Vec3A, d: f32) -> u32 {
+        let y = plane_distances(walls, half_spacing, x);
+        let mut shut = 0;
+        for (e, &ye) in y.iter().enumerate() {
+            if ye < self.h {
+                let mut p = x;
+                p[e / 2] += if e.is_multiple_of(2) { d } else { -d };
+                if !self.liquid_at(p) {
+                    shut |= 1 << e;
+                }
+            }
+        }
+        shut
+    }
+}
+
 /// Add the walls' push ([`WallKernel::push`]) times `dt^2` to the relaxation displacements
 /// `dx` of every slot at `pos` within `h` of a wall, with pressures `press`, `gravity` the part
 /// of gravity one relaxation pass balances. The walls' pressure is the liquid's around the
@@ -136,10 +187,16 @@ impl<'a> WallPairs<'a> {
 /// liquid's moment), gathered by the relaxation's pair loops ([`WallPairs`],
 /// [`super::relaxation::displacements`]) over the rows of the slots within `2h` of a wall.
 ///
-/// A slot within `h` of a body (its bodies' kernel sum `body` above zero) gets no push: the
-/// bodies lend only kernel sums, so the walls alone would press a film between a body and a
-/// wall against the body (a block tipping over water that runs under its heel slid on its toe,
-/// 1.8 mm, where it stays within 0.1 mm with the walls' sums alone there).
+/// A slot within `h` of a body (its bodies' kernel sum `body` above zero) is pushed by the
+/// ghosts that stand for liquid alone ([`WallKernel::push_where`], [`BodyImages`]): not those
+/// whose mirror image lies inside a body (they stand for the body's image, which pushes
+/// through the coupling's contacts as the body does), and none of a wall that a body faces
+/// across the slot ([`BodyImages::films`]: the slot is in a film, whose pressure
+/// `coupling::film` passes to the body; pushed by the wall, it pressed up against the body,
+/// and a block tipping over water that runs under its heel slid on its toe by 1.8 mm). Where
+/// the walls did not push within `h` of a body at all, the liquid beside and under a box that
+/// spans a slab lacked the walls' support that the liquid away from it has, and the box floated
+/// 10 to 12% deep by the weight it displaced; with every ghost pushing there, as deep.
 #[allow(clippy::too_many_arguments)]
 pub fn add_wall_push(
     pos: &[Vec3A],
@@ -151,17 +208,25 @@ pub fn add_wall_push(
     gravity: Vec3A,
     dt: f32,
     sums: &[Vec3A],
+    images: BodyImages<'_>,
     dx: &mut [Vec3A],
 ) {
     let (dt2, h) = (dt * dt, kernel.h);
     in_pool(|| {
         dx.par_iter_mut().enumerate().for_each(|(i, d)| {
             let x = pos[i];
-            if wall_depth(walls, half_spacing, x) >= h || body[i] > 0.0 {
+            if wall_depth(walls, half_spacing, x) >= h {
                 return;
             }
             let [num, den, moment] = sums[i].to_array();
-            *d += kernel.push(walls, half_spacing, x, press[i], num / den, moment, gravity) * dt2;
+            let (pw, p) = (num / den, press[i]);
+            *d += if body[i] > 0.0 {
+                let shut = images.films(walls, half_spacing, x, 2.0 * half_spacing);
+                let liquid = |m: Vec3A| images.liquid_at(x + m);
+                kernel.push_where(walls, half_spacing, x, p, pw, moment, gravity, shut, liquid)
+            } else {
+                kernel.push(walls, half_spacing, x, p, pw, moment, gravity)
+            } * dt2;
         })
     });
 }
@@ -424,40 +489,91 @@ mod tests {
     }
 
     #[test]
-    fn the_walls_do_not_push_where_a_body_is_near() {
-        // Two particles on the floor row, one within h of a body (its bodies' kernel sum above
-        // zero): the walls push the other up and leave this one alone.
+    fn near_a_body_the_walls_push_with_the_ghosts_that_stand_for_liquid() {
+        use crate::liquid::boundary_grid::BoundaryParticles;
         let (d, h) = (0.01f32, 0.02f32);
         let k = WallKernel::new(d, h);
         let walls = Walls::bare(Vec3A::splat(0.005), Vec3A::splat(0.095));
-        let pos = [Vec3A::new(0.03, 0.005, 0.05), Vec3A::new(0.07, 0.005, 0.05)];
+        // A body filling x in [0.03, 0.07], y above 0.05 and the slab in z, and one on the floor
+        // around x = 0.085 (its particles on the lattice, a liquid particle's volume each).
+        let mut b = BoundaryParticles::default();
+        for i in 0..10 {
+            for j in 0..10 {
+                for l in 0..10 {
+                    let x = Vec3A::new(i as f32, j as f32, l as f32) * d + Vec3A::splat(0.005);
+                    let upper = (0.03..0.07).contains(&x.x) && x.y > 0.05;
+                    let lower = x.x > 0.075 && x.y > 0.01 && x.y < 0.04;
+                    if upper || lower {
+                        b.pos.push(x);
+                        b.weight.push(1.0);
+                    }
+                }
+            }
+        }
+        // The test's slots: at the front wall under the upper body (a spacing below it), on
+        // the floor under the lower one (a film), and at the front wall far from both; with
+        // the box's corners, so that the grid spans the container.
         let mut p = crate::liquid::particles::Particles::default();
-        for x in pos {
-            p.push(x, Vec3A::ZERO, 0);
+        let slots = [
+            Vec3A::new(0.045, 0.045, 0.005),
+            Vec3A::new(0.085, 0.005, 0.05),
+            Vec3A::new(0.015, 0.025, 0.005),
+        ];
+        for x in slots
+            .iter()
+            .chain(&[Vec3A::splat(0.005), Vec3A::splat(0.095)])
+        {
+            p.push(*x, Vec3A::ZERO, 0);
         }
         let mut grid = Grid::new(h);
         grid.build(&mut p).unwrap();
-        let press = [[50.0, 5.0]; 2];
-        let g = Vec3A::new(0.0, -9.81, 0.0);
-        let near = p.pos.iter().position(|x| x.x < 0.05).unwrap();
-        let mut body = [0.0; 2];
-        body[near] = 0.3;
-        // The pair sums: the two particles lie 4 cm apart, beyond each other's kernel, so
-        // each has only its own.
-        let sums = press.map(WallPairs::own);
-        let push = |body: &[f32]| {
-            let mut dx = [Vec3A::ZERO; 2];
-            add_wall_push(
-                &p.pos, &press, body, &walls, &k, 0.005, g, 1e-3, &sums, &mut dx,
-            );
-            dx
+        let mut bodies = BoundaryGrid::default();
+        bodies.build(&grid, &b);
+        let rho0 = crate::liquid::params::lattice_kernel_sums(2.0).0 as f32;
+        let images = BodyImages {
+            grid: &grid,
+            bodies: &bodies,
+            inside: 0.5 * rho0,
+            h,
         };
-        let dx = push(&body);
-        assert_eq!(dx[near], Vec3A::ZERO);
-        assert!(dx[1 - near].y > 1e-6, "{}", dx[1 - near]);
-        // The same slot without a body near it is pushed up.
-        let dx = push(&[0.0; 2]);
-        assert!(dx[near].y > 1e-6, "{}", dx[near]);
+        let n = p.len();
+        let press = vec![[50.0, 5.0]; n];
+        let g = Vec3A::new(0.0, -9.81, 0.0);
+        let at = |x: Vec3A| p.pos.iter().position(|y| *y == x).unwrap();
+        let mut body = vec![0.0; n];
+        for &x in &slots[..2] {
+            body[at(x)] = 0.3;
+        }
+        // The slots lie two spacings or more apart, beyond each other's kernel, so each has
+        // only its own pair sums.
+        let sums: Vec<Vec3A> = press.iter().map(|&pr| WallPairs::own(pr)).collect();
+        let mut dx = vec![Vec3A::ZERO; n];
+        add_wall_push(
+            &p.pos, &press, &body, &walls, &k, 0.005, g, 1e-3, &sums, images, &mut dx,
+        );
+        let dt2 = 1e-3f32 * 1e-3;
+        let all = |x: Vec3A| k.push(&walls, 0.005, x, [50.0, 5.0], 50.0, 0.0, g) * dt2;
+        // Under the upper body: the ghosts whose mirror images lie in it (above the slot) are
+        // left out, so the wall pushes the slot away from itself and up, more than all of its
+        // ghosts do.
+        let (under, x) = (dx[at(slots[0])], slots[0]);
+        let liquid = |m: Vec3A| images.liquid_at(x + m);
+        let want = k.push_where(&walls, 0.005, x, [50.0, 5.0], 50.0, 0.0, g, 0, liquid) * dt2;
+        assert_eq!(under, want);
+        assert!(
+            under.z > 0.0 && under.y > all(x).y + 1e-9,
+            "{under} against {}",
+            all(x)
+        );
+        assert!(images.films(&walls, 0.005, x, d) == 0);
+        // On the floor under the lower body: the slot is in a film between the body and the
+        // floor (`coupling::film` passes its pressure), and the floor does not push it.
+        let film = slots[1];
+        assert_eq!(images.films(&walls, 0.005, film, d), 1 << 2);
+        assert_eq!(dx[at(film)], Vec3A::ZERO);
+        assert!(all(film).y > 1e-9);
+        // Far from the bodies: all of its ghosts.
+        assert_eq!(dx[at(slots[2])], all(slots[2]));
     }
 
     #[test]

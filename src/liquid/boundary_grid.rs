@@ -106,6 +106,13 @@ impl BoundaryGrid {
         self.sorted.is_empty()
     }
 
+    /// Whether `x` lies within `margin` of the particles' bounding box.
+    #[inline]
+    pub fn near_bounds(&self, x: Vec3A, margin: f32) -> bool {
+        let m = Vec3A::splat(margin);
+        !self.is_empty() && x.cmpge(self.bounds[0] - m).all() && x.cmple(self.bounds[1] + m).all()
+    }
+
     /// The particles' kernel sums `(sum w (1-q)^2, sum w (1-q)^3)` at `x`, a liquid particle
     /// in cell `c` of `grid` (the grid this was built on), over the 27 cells around it.
     #[inline]

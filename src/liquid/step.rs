@@ -1,7 +1,7 @@
 //! The CPU liquid solver and its step, in the order of docs/design.md (steps 1-5): gravity,
 //! viscosity (and the walls' viscous friction), prediction, relaxation, walls, velocity update
 //! (the GPU step follows the same order).
-use super::boundary::{self, WallPairs};
+use super::boundary::{self, BodyImages, WallPairs};
 use super::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use super::grid::Grid;
 use super::neighbours::{NeighbourLists, in_pool};
@@ -197,8 +197,14 @@ impl LiquidSolver {
                     &mut b.dx,
                 );
                 if let Some((w, k)) = walls {
+                    let images = BodyImages {
+                        grid: &self.grid,
+                        bodies: &self.boundary_grid,
+                        inside: 0.5 * params.rho0,
+                        h: params.h,
+                    };
                     boundary::add_wall_push(
-                        &p.pos, &b.press, &b.body, w, k, hs, g, dt, &b.pairs, &mut b.dx,
+                        &p.pos, &b.press, &b.body, w, k, hs, g, dt, &b.pairs, images, &mut b.dx,
                     );
                 }
                 displace(&mut p.pos, &mut p.vel, &b.dx, inv_dt);

@@ -244,13 +244,56 @@ impl WallKernel {
         liquid_moment: f32,
         gravity: Vec3A,
     ) -> Vec3A {
+        self.push_where(
+            walls,
+            half_spacing,
+            x,
+            press,
+            wall_press,
+            liquid_moment,
+            gravity,
+            0,
+            |_| true,
+        )
+    }
+
+    /// [`WallKernel::push`] from the ghosts that stand for liquid only: a ghost is the mirror
+    /// image of the point of the liquid's side it reflects to across the ghost planes it lies
+    /// beyond ([`mirror_offset`]), and `liquid(m)` says whether that point, at offset `m` from
+    /// the particle, is liquid. Where it lies inside a body, the ghost stands for the body's
+    /// image, which pushes through the coupling's contacts as the body does, not with the
+    /// liquid's pressure. The ghosts beyond the walls of the bit mask `shut` (bit `e` for wall
+    /// `e` in the order of [`plane_distances`]) are left out too. The share `s` counts the kept
+    /// ghosts alone.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn push_where(
+        &self,
+        walls: &Walls,
+        half_spacing: f32,
+        x: Vec3A,
+        press: [f32; 2],
+        wall_press: f32,
+        liquid_moment: f32,
+        gravity: Vec3A,
+        shut: u32,
+        liquid: impl Fn(Vec3A) -> bool,
+    ) -> Vec3A {
         let grad = gravity * self.grad;
+        let y = plane_distances(walls, half_spacing, x);
+        let kept_ghost = |r: Vec3A| {
+            (shut == 0 || (0..6).all(|e| shut & (1 << e) == 0 || !beyond_plane(&y, e, r)))
+                && liquid(mirror_offset(&y, r))
+        };
         // The ghosts of the first walk, kept on the stack for the second (the share needs
         // all of them first); a particle with more walks them twice.
         let mut kept = [(Vec3A::ZERO, 0.0f32, 0.0f32); PUSH_GHOSTS];
         let mut count = 0usize;
         let mut ghost_moment = 0.0f32;
         self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
+            if !kept_ghost(r) {
+                return;
+            }
             let g = grad.dot(r);
             ghost_moment += q * g * g / len;
             if count < PUSH_GHOSTS {
@@ -273,7 +316,11 @@ impl WallKernel {
                 add(r, len, q);
             }
         } else {
-            self.for_each_ghost(walls, half_spacing, x, add);
+            self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
+                if kept_ghost(r) {
+                    add(r, len, q)
+                }
+            });
         }
         out
     }
@@ -302,7 +349,7 @@ impl WallKernel {
 /// Distance of a particle at `x` from each wall's ghost plane (half a spacing beyond the plane
 /// that centres are held to), in the order -x, +x, -y, +y, -z, +z.
 #[inline]
-fn plane_distances(walls: &Walls, half_spacing: f32, x: Vec3A) -> [f32; 6] {
+pub fn plane_distances(walls: &Walls, half_spacing: f32, x: Vec3A) -> [f32; 6] {
     [
         x.x - walls.lo.x + half_spacing,
         walls.hi.x + half_spacing - x.x,
@@ -311,6 +358,22 @@ fn plane_distances(walls: &Walls, half_spacing: f32, x: Vec3A) -> [f32; 6] {
         x.z - walls.lo.z + half_spacing,
         walls.hi.z + half_spacing - x.z,
     ]
+}
+
+/// The mirror image of the ghost at offset `r` from a particle with plane distances `y`
+/// ([`plane_distances`]): reflected across the ghost plane of each wall it lies beyond (one,
+/// or two or three at an edge or a corner), the point on the liquid's side that it stands for,
+/// as an offset from the particle.
+#[inline]
+pub fn mirror_offset(y: &[f32; 6], r: Vec3A) -> Vec3A {
+    let mut m = r;
+    for (e, &ye) in y.iter().enumerate() {
+        if beyond_plane(y, e, r) {
+            let side = if e.is_multiple_of(2) { -1.0 } else { 1.0 };
+            m[e / 2] = 2.0 * side * ye - r[e / 2];
+        }
+    }
+    m
 }
 
 /// Whether the offset `r` from a particle with plane distances `y` lies beyond wall `e`.
@@ -364,6 +427,41 @@ mod tests {
             }
         }
         out
+    }
+
+    #[test]
+    fn a_ghosts_mirror_image_lies_as_far_inside_each_wall_it_is_beyond() {
+        let (d, h) = (0.01f32, 0.025f32);
+        let k = WallKernel::new(d, h);
+        let walls = Walls::bare(Vec3A::splat(0.005), Vec3A::splat(0.095));
+        let mut corner = 0;
+        for x in [
+            Vec3A::new(0.005, 0.0071, 0.013),
+            Vec3A::new(0.093, 0.006, 0.0899),
+            Vec3A::new(0.05, 0.05, 0.0052),
+        ] {
+            let y = plane_distances(&walls, 0.005, x);
+            k.for_each_ghost(&walls, 0.005, x, |r, _, _| {
+                let m = mirror_offset(&y, r);
+                let (ghost, image) = (x + r, x + m);
+                let mut beyond = 0;
+                for a in 0..3 {
+                    // The container's faces, half a spacing beyond the centres' planes.
+                    let (lo, hi) = (0.0, 0.1);
+                    if ghost[a] < lo || ghost[a] > hi {
+                        beyond += 1;
+                        let past = (lo - ghost[a]).max(ghost[a] - hi);
+                        let inside = (image[a] - lo).min(hi - image[a]);
+                        assert!((past - inside).abs() < 1e-6, "{x} {r}: {past} {inside}");
+                    } else {
+                        assert_eq!(m[a], r[a]);
+                    }
+                }
+                assert!(beyond >= 1, "{x} {r}");
+                corner += (beyond > 1) as usize;
+            });
+        }
+        assert!(corner > 0, "no ghost beyond two walls");
     }
 
     #[test]
