@@ -295,16 +295,17 @@ fn a_buoyant_box_on_a_wet_floor_lifts_off_and_floats() {
     }
 }
 
-/// A box of density ratio 0.5 released at rest with its underside two Archimedes drafts below
-/// the initial surface (one draft deeper than Archimedes' equilibrium), 0.9 s.
-fn released_below(box_z: f64, ghost: bool) -> Vec<Frame> {
+/// A box of density ratio 0.5 and depth `box_z` in a slab `slab` deep, released at rest with
+/// its underside two Archimedes drafts below the initial surface (one draft deeper than
+/// Archimedes' equilibrium), for `count` frames (54: 0.9 s).
+fn released_below(slab: f64, box_z: f64, ghost: bool, count: u32) -> Vec<Frame> {
     frames(Run {
         s: 0.5,
         y0: DEPTH - 2.0 * 0.5 * H + H / 2.0,
-        slab: SLAB,
+        slab,
         box_z,
         ghost,
-        frames: 54,
+        frames: count,
     })
 }
 
@@ -405,8 +406,8 @@ const NARROW_Z: f64 = SLAB - 0.001;
 fn a_floating_box_released_below_its_equilibrium_oscillates_about_it() {
     // The same release with the box 1 mm shallower than the slab, alongside.
     let (span, narrow) = std::thread::scope(|sc| {
-        let narrow = sc.spawn(|| released_below(NARROW_Z, false));
-        let span = released_below(SLAB, false);
+        let narrow = sc.spawn(|| released_below(SLAB, NARROW_Z, false, 54));
+        let span = released_below(SLAB, SLAB, false, 54);
         (span, narrow.join().expect("the narrow run"))
     });
     let draft = oscillates_about_its_equilibrium(&span, "spanning the slab", 0.1);
@@ -438,8 +439,8 @@ fn with_ghost_pressure_a_floating_box_oscillates_about_its_equilibrium() {
     // the gaps do not change its draft, within 3% of the spanning box's (issue 20; Archimedes'
     // within 10% by weight, as the spanning box's, see the README).
     let (span, narrow) = std::thread::scope(|sc| {
-        let narrow = sc.spawn(|| released_below(NARROW_Z, true));
-        let span = released_below(SLAB, true);
+        let narrow = sc.spawn(|| released_below(SLAB, NARROW_Z, true, 54));
+        let span = released_below(SLAB, SLAB, true, 54);
         (span, narrow.join().expect("the narrow run"))
     });
     let draft = oscillates_about_its_equilibrium(&span, "ghost pressure", 0.1);
@@ -478,14 +479,7 @@ fn in_a_tank_1_mm_wider_than_the_box_it_floats_at_archimedes_draft() {
     // walls carry part of the liquid's weight and the box settles 3.5 to 4% high there; in a
     // slab of ten those rows are a fifth of the liquid instead of two fifths (README, *What
     // floats the box high in the slab of five*).
-    let run = frames(Run {
-        s: 0.5,
-        y0: DEPTH - 2.0 * 0.5 * H + H / 2.0,
-        slab: TEN,
-        box_z: TEN - 0.001,
-        ghost: true,
-        frames: 120,
-    });
+    let run = released_below(TEN, TEN - 0.001, true, 120);
     let last = &run[run.len() - 54..];
     let weight = displaced(last, 0.5);
     let ys = heights(last);
