@@ -163,7 +163,7 @@ fn heights(frames: &[Frame]) -> Vec<f64> {
 /// Archimedes by weight over `frames`: the far liquid's mass per area above the underside over
 /// the load per area of a box of density ratio `s` (1 where it displaces its own weight; the
 /// liquid packs closer than the lattice, about 1.04 particles to a spacing cubed, so the draft
-/// by height reads less, see the README).
+/// by height reads less, see docs/src/validation.md).
 fn displaced(frames: &[Frame], s: f64) -> f64 {
     frames.iter().map(|f| f.above).sum::<f64>() / frames.len() as f64 / (s * RHO * H)
 }
@@ -269,7 +269,7 @@ fn a_buoyant_box_on_a_wet_floor_lifts_off_and_floats() {
         let loaded = mean(&|f| (f.surface - (f.y - H / 2.0)) / (s * H * load(f)));
         // Archimedes by weight: the far liquid above the underside over the box's load, per
         // area (1 where the box displaces its own weight; the liquid packs closer than the
-        // lattice, so the heights read less than this, see the README).
+        // lattice, so the heights read less than this, see docs/src/validation.md).
         let displaced = mean(&|f| f.above / (s * RHO * H * load(f)));
         let end = run[run.len() - 1];
         eprintln!(
@@ -437,7 +437,7 @@ fn a_floating_box_released_below_its_equilibrium_oscillates_about_it() {
 fn with_ghost_pressure_a_floating_box_oscillates_about_its_equilibrium() {
     // And the box 1 mm shallower than the slab alongside, with ghost pressure (the default):
     // the gaps do not change its draft, within 3% of the spanning box's (issue 20; Archimedes'
-    // within 10% by weight, as the spanning box's, see the README).
+    // within 10% by weight, as the spanning box's, see docs/src/validation.md).
     let (span, narrow) = std::thread::scope(|sc| {
         let narrow = sc.spawn(|| released_below(SLAB, NARROW_Z, true, 54));
         let span = released_below(SLAB, SLAB, true, 54);
@@ -477,7 +477,7 @@ fn in_a_tank_1_mm_wider_than_the_box_it_floats_at_archimedes_draft() {
     // weighs its load within 3%. In the slab of five the front and back walls' ghosts push
     // the two rows against them up by about 0.17 of their weight at every height, so those
     // walls carry part of the liquid's weight and the box settles 3.5 to 4% high there; in a
-    // slab of ten those rows are a fifth of the liquid instead of two fifths (README, *What
+    // slab of ten those rows are a fifth of the liquid instead of two fifths (CHANGELOG.md, *What
     // floats the box high in the slab of five*).
     let run = released_below(TEN, TEN - 0.001, true, 120);
     let last = &run[run.len() - 54..];

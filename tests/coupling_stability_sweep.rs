@@ -4,7 +4,7 @@
 //! block at a frame) or energy blow-up (mechanical energy above its start by 5%), and so does
 //! every run of the same sweep with the penalty coupling.
 //! `cargo test --test coupling_stability_sweep -- --include-ignored --nocapture` prints the
-//! table that the README shows.
+//! table that docs/src/validation.md shows.
 use glam::DVec3;
 use sphrigid::backend::Backend;
 use sphrigid::coupling::leak::LeakCheck;
@@ -106,7 +106,7 @@ fn run(method: &str, sigma: f64, restitution: f64, substeps: u32) -> Outcome {
     out
 }
 
-/// Run the whole sweep for one coupling method, printing a README table row per case;
+/// Run the whole sweep for one coupling method, printing a table row of docs/src/validation.md per case;
 /// returns the failures.
 fn sweep(method: &str) -> Vec<(f64, f64, u32, Failure)> {
     let mut failures = Vec::new();
@@ -146,7 +146,7 @@ fn the_lcp_coupling_is_stable_across_viscosity_restitution_and_time_step() {
 #[test]
 #[ignore = "validation tier: cargo test -- --include-ignored"]
 fn the_penalty_coupling_is_stable_across_viscosity_restitution_and_time_step() {
-    // The same 27 runs and the same three checks as the LCP: the README's comparison table
+    // The same 27 runs and the same three checks as the LCP: the comparison table in docs/src/validation.md
     // holds only while every penalty run stays clean too.
     let failures = sweep("penalty");
     assert!(
@@ -163,7 +163,7 @@ fn elastic_liquid_on_an_elastic_block_never_gains_energy() {
     // contacts of the surge striking the block would add energy; those steps are solved
     // without bounce. The energy stays below its start (plus the sweep's 5%) at every frame
     // through the impact and the fall (10 frames). (Later, the elastic block rocking on a
-    // layer of elastic liquid flings particles through itself: see the README.)
+    // layer of elastic liquid flings particles through itself: see docs/src/validation.md.)
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/toppling_block.toml");
     let sets = [
         "coupling.liquid_restitution=1",

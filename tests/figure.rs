@@ -327,3 +327,193 @@ fn a_run_without_bodies_gets_frames_only_and_no_body_option() {
     let r = figure(&run, &out, &["--body", "block"]);
     assert_input_error(&r, &["--body block", "has no bodies"]);
 }
+
+/// A column 4 particles wide and 8 tall collapsing in a tank, 6 frames.
+const COLUMN: &str = r#"
+[time]
+fps = 60
+frames = 6
+[container]
+min = [-0.01, 0, 0]
+max = [0.19, 0.12, 0.03]
+[[liquid]]
+min = [-0.01, 0, 0]
+max = [0.03, 0.08, 0.03]
+spacing = 0.01
+"#;
+
+/// The rows of a CSV written by `sphrigid figure`, header checked and dropped.
+fn csv_rows(path: &Path, header: &str) -> Vec<Vec<f64>> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some(header), "{}", path.display());
+    lines
+        .map(|l| l.split(',').map(|c| c.parse().unwrap()).collect())
+        .collect()
+}
+
+#[test]
+fn the_front_csv_holds_each_frames_leading_edge_and_the_reference_is_compared() {
+    let run = make_run("column", COLUMN);
+    let out = run.with_file_name("fig_front");
+    let reference = run.with_file_name("reference.csv");
+    std::fs::write(&reference, "# measured\nT,Z\n0.5,1.1\n1.0,1.3\n9.0,9.0\n").unwrap();
+    let r = figure(
+        &run,
+        &out,
+        &[
+            "--front",
+            "0.04",
+            "--time-shift",
+            "0.2",
+            "--reference",
+            reference.to_str().unwrap(),
+        ],
+    );
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rows = csv_rows(&out.join("front.csv"), "frame,time,T,Z");
+    assert_eq!(rows.len(), 7, "one row per frame 0..=6");
+    let manifest = common::read_manifest(&run);
+    let scale = (2.0 * 9.81 / 0.04f64).sqrt();
+    for (k, row) in rows.iter().enumerate() {
+        let (frame, t, big_t, z) = (row[0], row[1], row[2], row[3]);
+        assert_eq!(frame, k as f64);
+        let time = manifest["frames"][k]["time"].as_f64().unwrap();
+        assert!((t - time).abs() < 1e-9, "frame {k}: time {t} vs {time}");
+        assert!(
+            (big_t - (time * scale + 0.2)).abs() < 1e-5,
+            "frame {k}: T {big_t}"
+        );
+        // The farthest particle of at least 0.3 of the rest density, from the wall at -0.01.
+        let ply = run.join(format!("fluid/fluid_{k:05}.ply"));
+        let edge = common::read_fluid_ply(&ply)
+            .iter()
+            .filter(|(v, _)| v[6] >= 300.0)
+            .map(|(v, _)| v[0] as f64 + 0.01)
+            .fold(f64::MIN, f64::max);
+        assert!(
+            (z - edge / 0.04).abs() < 1e-5,
+            "frame {k}: Z {z} vs {}",
+            edge / 0.04
+        );
+    }
+    // The column spreads: the front moves out from its starting edge (Z = 1 less a radius).
+    assert!(
+        rows[0][3] < 1.0 && rows[6][3] > rows[0][3] + 0.2,
+        "{rows:?}"
+    );
+    // The measured points inside the run's span of T are compared, the one outside is not.
+    let cmp = csv_rows(&out.join("front_reference.csv"), "T,Z_measured,Z,error");
+    assert_eq!(cmp.len(), 2, "{cmp:?}");
+    for c in &cmp {
+        let i = rows.iter().position(|r| r[2] >= c[0]).unwrap();
+        let (a, b) = (&rows[i - 1], &rows[i]);
+        let z = a[3] + (b[3] - a[3]) * (c[0] - a[2]) / (b[2] - a[2]);
+        assert!(
+            (c[2] - z).abs() < 1e-5 && (c[3] - (z / c[1] - 1.0)).abs() < 1e-5,
+            "{c:?}"
+        );
+    }
+    let img = decode(&out.join("front.png"));
+    assert_eq!((img.width, img.height), (plot::WIDTH, plot::HEIGHT));
+    for colour in [[31, 119, 180], [214, 39, 40]] {
+        let n = img.rgb.chunks_exact(3).filter(|c| *c == colour).count();
+        assert!(n > 300, "{colour:?}: {n} pixels");
+    }
+    // --velocity: the mean of the frame's particle velocities at every frame.
+    let vout = run.with_file_name("fig_velocity");
+    let r = figure(&run, &vout, &["--velocity", "--frames", "0"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rows = csv_rows(&vout.join("velocity.csv"), "frame,time,vx,vy,vz");
+    assert_eq!(rows.len(), 7);
+    for (k, row) in rows.iter().enumerate() {
+        let ply = common::read_fluid_ply(&run.join(format!("fluid/fluid_{k:05}.ply")));
+        let n = ply.len() as f64;
+        let mean = |c: usize| ply.iter().map(|(v, _)| v[3 + c] as f64).sum::<f64>() / n;
+        let means = [mean(0), mean(1), mean(2)];
+        assert!(
+            row[2..]
+                .iter()
+                .zip(&means)
+                .all(|(a, b)| (a - b).abs() < 1e-8),
+            "frame {k}: {row:?} vs {means:?}"
+        );
+    }
+    // The column spreads along +x: from rest, its mean vx grows.
+    assert!(rows[0][2].abs() < 1e-6 && rows[6][2] > 0.05, "{rows:?}");
+    let img = decode(&vout.join("velocity.png"));
+    assert_eq!((img.width, img.height), (plot::WIDTH, plot::HEIGHT));
+    // Bad input: no column width, a reference without --front, a list past the run.
+    let r = figure(&run, &out, &["--front", "0"]);
+    assert_input_error(&r, &["--front 0", "positive"]);
+    let r = figure(&run, &out, &["--reference", reference.to_str().unwrap()]);
+    assert_input_error(&r, &["--reference needs --front"]);
+    let r = figure(
+        &run,
+        &out,
+        &["--front", "0.04", "--reference", "no_such.csv"],
+    );
+    assert_input_error(&r, &["no_such.csv", "cannot read it"]);
+    let r = figure(&run, &out, &["--profile", "2:99"]);
+    assert_input_error(&r, &["--profile '2:99'", "no frame 99"]);
+}
+
+#[test]
+fn the_profile_csv_holds_each_rows_mean_height_and_pressure_over_the_frames() {
+    // A still tank 8 x 10 x 2 particles at 1 cm with k = 100, 10 frames.
+    let scene = r#"
+[time]
+fps = 50
+frames = 10
+[container]
+min = [0, 0, 0]
+max = [0.08, 0.15, 0.02]
+[[liquid]]
+min = [0, 0, 0]
+max = [0.08, 0.1, 0.02]
+spacing = 0.01
+stiffness = 100
+viscosity = { sigma = 2 }
+"#;
+    let run = make_run("tank", scene);
+    let out = run.with_file_name("fig_profile");
+    let r = figure(&run, &out, &["--profile", "5:10"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let rows = csv_rows(
+        &out.join("profile.csv"),
+        "row,height_m,depth_m,pressure_pa,hydrostatic_pa",
+    );
+    // The same from the frames: in each frame the particles ranked by height, 16 (8 x 2, the
+    // floor's area over the spacing squared) to a row, the pressure k (density - 1000) over the
+    // particles two spacings or more from the side walls.
+    let (mut y, mut p, mut np) = ([0.0f64; 10], [0.0f64; 10], [0usize; 10]);
+    for k in 5..=10 {
+        let mut ply = common::read_fluid_ply(&run.join(format!("fluid/fluid_{k:05}.ply")));
+        assert_eq!(ply.len(), 160);
+        ply.sort_by(|a, b| a.0[1].total_cmp(&b.0[1]));
+        for (rank, (v, _)) in ply.iter().enumerate() {
+            let r = rank / 16;
+            y[r] += v[1] as f64 / 16.0 / 6.0;
+            if v[0] as f64 > 0.02 && (v[0] as f64) < 0.06 {
+                p[r] += 100.0 * (v[6] as f64 - 1000.0);
+                np[r] += 1;
+            }
+        }
+    }
+    assert_eq!(rows.len(), 10);
+    for row in &rows {
+        let r = row[0] as usize;
+        let pressure = p[r] / np[r] as f64;
+        assert!((row[1] - y[r]).abs() < 1e-5, "{row:?} vs height {}", y[r]);
+        assert!((row[2] - (y[9] - y[r])).abs() < 1e-5, "{row:?}");
+        assert!(
+            (row[3] - pressure).abs() < 1e-2,
+            "{row:?} vs pressure {pressure}"
+        );
+        assert!((row[4] - 1000.0 * 9.81 * row[2]).abs() < 1e-2, "{row:?}");
+    }
+    // The pressure grows with depth: the floor row's is the highest.
+    assert!(rows[0][3] > rows[rows.len() / 2][3], "{rows:?}");
+    let img = decode(&out.join("profile.png"));
+    assert_eq!((img.width, img.height), (plot::WIDTH, plot::HEIGHT));
+}

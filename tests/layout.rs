@@ -1,4 +1,4 @@
-//! The house as the README's "Layout" table draws it: every module of `src/` imports only the
+//! The house as the "Layout" table of docs/src/development.md draws it: every module of `src/` imports only the
 //! modules its row allows (through `crate::...` paths), so dependencies point down and no two
 //! folders import each other.
 use std::collections::{BTreeMap, BTreeSet};

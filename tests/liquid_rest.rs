@@ -5,7 +5,7 @@ use sphrigid::sim::Simulation;
 
 #[test]
 fn liquid_in_a_box_settles_flat_and_stays_inside() {
-    // The lattice's rest density: the bulk packs closer than it was filled (README).
+    // The lattice's rest density: the bulk packs closer than it was filled (docs/src/validation.md).
     let off = settle_box(false);
     assert!(
         off.abs() < 0.5,

@@ -51,7 +51,7 @@ fn still_tank(nx: u32, ny: u32, nz: u32, spacing: f32, seconds: f32) -> Tank {
     // by rank of height (the rows stay layered at rest), the pressure over each row's
     // particles two spacings or more from the side walls. (The rows rearrange slowly and the
     // slope of one run is a chaotic draw: over the last 1 s of a 2 s run it ranged 0.942 to
-    // 1.004 rho0 g as sigma went from 1.96 to 2.05; see the README.)
+    // 1.004 rho0 g as sigma went from 1.96 to 2.05; see docs/src/validation.md.)
     let rows = ny as usize;
     let per_row = (nx * nz) as usize;
     let (mut sum_y, mut sum_p, mut cnt_p) =
@@ -152,7 +152,7 @@ fn still_tank_is_hydrostatic_down_to_the_floor() {
             line(r)
         );
     }
-    // The slope: within 5% of rho0 g (0.959 today; see the README).
+    // The slope: within 5% of rho0 g (0.959 today; see docs/src/validation.md).
     assert!(
         (0.95..1.05).contains(&slope),
         "pressure grows at {slope} rho0 g with depth"

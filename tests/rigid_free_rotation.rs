@@ -6,7 +6,7 @@
 //! component along the intermediate principal axis; it is half the Jacobi period,
 //! `2 K(k) / lambda`.
 //!
-//! Figures for the README: `cargo test --test rigid_free_rotation -- --nocapture`.
+//! Figures for docs/src/validation.md: `cargo test --test rigid_free_rotation -- --nocapture`.
 use glam::DVec3;
 use sphrigid::rigid::free_rotation::jacobi_motion;
 use sphrigid::rigid::{Integrator, Primitive, RigidBody, Shape};

@@ -3,7 +3,7 @@
 //! Slurm script give the same bytes; `collect`'s CSV agrees with each run's own files; bad
 //! `--vary` values exit 2 with one line naming the file, the key and the fix.
 //!
-//! GNU parallel (Debian's `parallel`) is installed by `.ci/run`; there
+//! GNU parallel (Debian's `parallel`) is installed by `scripts/test.sh`; there
 //! (`SPHRIGID_REQUIRE_PARALLEL` or `CI` set) a missing `parallel` fails the test, elsewhere the
 //! test skips, saying why.
 mod common;
@@ -118,9 +118,9 @@ fn have_parallel() -> bool {
             .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty() && x != "0"));
         assert!(
             !required,
-            "GNU parallel is not installed, and CI needs it: `apt-get install parallel` (.ci/run does)"
+            "GNU parallel is not installed, and CI needs it: `apt-get install parallel` (`bash scripts/test.sh` does)"
         );
-        eprintln!("skipped: GNU parallel is not installed (apt-get install parallel)");
+        eprintln!("skipped: GNU parallel is not installed (`bash scripts/test.sh` installs it)");
     }
     ok
 }

@@ -66,8 +66,13 @@ pub fn run(args: CheckArgs) -> Result<()> {
         let _ = writeln!(o, "  kernel radius h    {} m", params.h);
         let _ = writeln!(
             o,
-            "  rest kernel sum    {:.6} (rho0, of the face-centred packing at the lattice's volume)",
-            params.rho0
+            "  rest kernel sum    {:.6} (rho0, {})",
+            params.rho0,
+            if s.solver.packed_rest {
+                "of the face-centred packing at the lattice's volume"
+            } else {
+                "of the filled lattice"
+            }
         );
     }
     let _ = writeln!(

@@ -32,7 +32,8 @@ enum Command {
     Sweep(sweep::SweepArgs),
     /// Summarise the runs of a sweep into DIR/sweep.csv.
     Collect(collect::CollectArgs),
-    /// Draw a finished run: side views of frames and a body's tilt and position over time.
+    /// Draw a finished run: side views of frames, a body's tilt and position, the surge front,
+    /// the pressure profile and the mean velocity over time.
     Figure(figure::FigureArgs),
     /// Export a finished run as VTK (ParaView) or USD (Blender, Houdini Solaris).
     Export(export::ExportArgs),

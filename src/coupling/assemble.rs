@@ -1,4 +1,4 @@
-//! Baraff's contact problem in the structured form `D + J W J^T` (docs/design.md, step 8), and the
+//! Baraff's contact problem in the structured form `D + J W J^T` (docs/src/design.md, step 8), and the
 //! impulses of its solution applied back (step 9).
 use super::body_contacts::BodyContact;
 use super::gap;

@@ -1,4 +1,4 @@
-//! Position-level correction at the end of a step (docs/design.md, step 10): what still overlaps is
+//! Position-level correction at the end of a step (docs/src/design.md, step 10): what still overlaps is
 //! pushed apart to within a small slop, liquid out of bodies and bodies out of walls and each
 //! other, so that errors do not accumulate.
 use super::body_contacts::{BodyContact, ContactBuffers, wall_contacts_into};

@@ -1,4 +1,4 @@
-//! One coupling step (docs/design.md, steps 6-10): predicted body velocities, contacts, their
+//! One coupling step (docs/src/design.md, steps 6-10): predicted body velocities, contacts, their
 //! resolution (the exact LCP in the structured form `D + J W J^T`, or penalty springs),
 //! impulses on the liquid and the bodies, body poses, and a position-level correction of what
 //! still overlaps. The liquid is driven through its [`Liquid`] interface, whichever backend

@@ -8,9 +8,14 @@ pub const DEFAULT_COUNT: usize = 5;
 /// (step 1), or a mix separated by commas, and check every frame against `available` (the
 /// frame indices of the run, ascending). Duplicates are dropped; the order is kept.
 pub fn parse(spec: &str, available: &[u32]) -> Result<Vec<u32>> {
+    parse_option("--frames", spec, available)
+}
+
+/// [`parse`] for the list given to `option`, which its errors name.
+pub fn parse_option(option: &str, spec: &str, available: &[u32]) -> Result<Vec<u32>> {
     let bad = |what: String| {
         Error::input(format!(
-            "--frames '{spec}': {what}; fix: give frame indices like 0,10,20 or start:stop:step like 0:60:15"
+            "{option} '{spec}': {what}; fix: give frame indices like 0,10,20 or start:stop:step like 0:60:15"
         ))
     };
     let num = |s: &str| -> Result<u32> {

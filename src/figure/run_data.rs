@@ -19,6 +19,20 @@ pub struct RunData {
     pub frames: Vec<FrameRef>,
     /// The rows of `rigid_states.csv` (empty when the run has no bodies).
     pub states: Vec<StateRow>,
+    /// Gravity, m/s^2 (the scene's; standard gravity along -y when the manifest lacks it).
+    pub gravity: [f64; 3],
+    /// The first liquid block's rest density (kg/m^3) and stiffness `k` (m^2/s^2), when the
+    /// scene has liquid.
+    pub liquid: Option<LiquidConstants>,
+}
+
+/// The constants of a liquid block that the plots of `sphrigid figure` need.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LiquidConstants {
+    /// Rest density, kg/m^3 (the frames' `density` of a particle at its rest kernel sum).
+    pub rest_density: f64,
+    /// Stiffness `k`, m^2/s^2: the reported pressure is `k (density - rest_density)`.
+    pub stiffness: f64,
 }
 
 impl RunData {
@@ -36,12 +50,28 @@ impl RunData {
             Some((v3("min")?, v3("max")?))
         });
         let states = rigid_states::read(&run)?;
+        let gravity = m
+            .scene
+            .get("gravity")
+            .and_then(|g| {
+                let v: Vec<f64> = g.as_array()?.iter().filter_map(|x| x.as_f64()).collect();
+                v.try_into().ok()
+            })
+            .unwrap_or([0.0, -9.81, 0.0]);
+        let liquid = m.scene.get("liquid").and_then(|l| l.get(0)).and_then(|b| {
+            Some(LiquidConstants {
+                rest_density: b.get("density")?.as_f64()?,
+                stiffness: b.get("stiffness")?.as_f64()?,
+            })
+        });
         Ok(RunData {
             dir: run,
             particle_radius: m.particle_radius,
             container,
             frames: m.frames,
             states,
+            gravity,
+            liquid,
         })
     }
 

@@ -101,7 +101,7 @@ pub fn lattice_kernel_sums(ratio: f64) -> (f64, f64) {
 /// cubic lattice's number density (one particle per spacing^3), kernel radius `ratio`
 /// spacings: the rest kernel sum rho0 with `[solver] packed_rest`. The filled lattice is not
 /// the liquid's rest state: under gravity the relaxation shears it into a closer,
-/// face-centred-like packing (README, *Rest density and near pressure*), whose kernel sum at
+/// face-centred-like packing (docs/src/design.md, *Pressure, rest density and near pressure*), whose kernel sum at
 /// the same volume is 3.3% lower at 2 spacings, so the lattice's rest value packs the bulk 3
 /// to 4% tighter than it was filled.
 pub fn packed_kernel_sum(ratio: f64) -> f64 {

@@ -1,4 +1,4 @@
-//! The CPU liquid solver and its step, in the order of docs/design.md (steps 1-5): gravity,
+//! The CPU liquid solver and its step, in the order of docs/src/design.md (steps 1-5): gravity,
 //! viscosity (and the walls' viscous friction), prediction, relaxation, walls, velocity update
 //! (the GPU step follows the same order).
 use super::boundary::{self, BodyImages, WallPairs};

@@ -72,7 +72,7 @@ pub fn check(scene: &Scene) -> Checked {
         return fail(
             root.key("liquid"),
             "the scene has no [[liquid]] block and no [[body]]: there is nothing to simulate",
-            "add a [[liquid]] block or a [[body]] (see README.md, section 'Scene files')",
+            "add a [[liquid]] block or a [[body]] (see docs/src/guide/scene-files.md)",
         );
     }
     let t = &scene.time;

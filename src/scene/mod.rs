@@ -99,7 +99,7 @@ pub fn load(file: &Path, sets: &[String]) -> Result<LoadedScene> {
 /// Parse, override and validate scene text; `file` names it in messages and anchors relative
 /// paths.
 pub fn parse(text: String, file: &Path, sets: &[String]) -> Result<LoadedScene> {
-    let fix = "see README.md, section 'Scene files', for every key and its type";
+    let fix = "see docs/src/guide/scene-files.md for every key and its type";
     let mut scene: Scene = toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;
     let mut table: toml::Table =
         toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;

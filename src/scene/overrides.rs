@@ -50,7 +50,7 @@ impl Override {
             let fix = if why.contains("fix:") {
                 ""
             } else {
-                "; fix: give the dotted path of a scene key (README.md, section 'Scene files'), \
+                "; fix: give the dotted path of a scene key (docs/src/guide/scene-files.md), \
                  e.g. liquid.0.spacing"
             };
             Error::input(format!("--set {}: {why}{fix}", self.text))

@@ -25,7 +25,7 @@ const CPU_BYTES_PER_PARTICLE: f64 = 240.0;
 const GPU_HOST_BYTES_PER_PARTICLE: f64 = 100.0;
 
 /// GPU bytes per liquid particle: 80 B of particle arrays and about 8 B of grid cells (see
-/// README, section Commands, `--backend`).
+/// docs/src/guide/gpu-backend.md).
 const GPU_DEVICE_BYTES_PER_PARTICLE: f64 = 88.0;
 
 /// What a scene needs, estimated before anything is allocated.

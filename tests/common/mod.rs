@@ -110,7 +110,7 @@ impl Rng {
 }
 
 /// The Python that has `modules` (e.g. `["meshio", "pxr"]`): `SPHRIGID_PYTHON`, else the
-/// venv `.ci/run` makes (`target/pyenv`). Where neither imports them, `None` after printing
+/// venv `scripts/test.sh` makes (`target/pyenv`). Where neither imports them, `None` after printing
 /// why, or a panic in CI (`CI` or `SPHRIGID_REQUIRE_PYTHON` set), where the test must run.
 pub fn python_with(modules: &[&str]) -> Option<std::path::PathBuf> {
     let python = std::env::var_os("SPHRIGID_PYTHON")
@@ -125,7 +125,7 @@ pub fn python_with(modules: &[&str]) -> Option<std::path::PathBuf> {
         return Some(python);
     }
     let why = format!(
-        "{} cannot `{imports}`; run .ci/run once (it makes target/pyenv) or set SPHRIGID_PYTHON to a python with them",
+        "{} cannot `{imports}`; run `bash scripts/test.sh` once (it makes target/pyenv) or set SPHRIGID_PYTHON to a python with them",
         python.display()
     );
     if std::env::var_os("CI").is_some() || std::env::var_os("SPHRIGID_REQUIRE_PYTHON").is_some() {

@@ -1,6 +1,6 @@
 //! Helpers for the GPU tests: a device when there is any adapter (lavapipe counts). Where no
 //! adapter exists at all the tests skip, saying why, except in CI (`CI` or
-//! `SPHRIGID_REQUIRE_GPU` set, as `.ci/run` does), where a missing adapter fails them.
+//! `SPHRIGID_REQUIRE_GPU` set, as `scripts/test.sh` does), where a missing adapter fails them.
 #![allow(dead_code)]
 use sphrigid::gpu::context::{AdapterKind, GpuContext};
 use std::path::Path;
@@ -64,7 +64,7 @@ pub fn context() -> Option<GpuContext> {
         }
         Ok(None) if adapter_required() => panic!(
             "no GPU adapter, and CI or SPHRIGID_REQUIRE_GPU requires one: install \
-             mesa-vulkan-drivers and libvulkan1 (lavapipe), as .ci/run does"
+             mesa-vulkan-drivers and libvulkan1 (lavapipe), as `bash scripts/test.sh` does"
         ),
         Ok(None) => {
             eprintln!(

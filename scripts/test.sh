@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The test command: installs what the tests need on a fresh Debian machine (lavapipe for the GPU
+# tests, GNU parallel for the sweep test, meshio, usd-core and Blender's bpy for the export and
+# add-on tests), then runs every test, the quick tier and the validation tier, for real:
+# a test whose client is missing fails rather than skips. `.ci/run` calls this script.
+#
+# Usage: bash scripts/test.sh [extra arguments for the test binaries, e.g. a test name filter]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export DEBIAN_FRONTEND=noninteractive
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
+need=()
+# mesa-vulkan-drivers and libvulkan1: lavapipe, the GPU backend's adapter on a machine without
+# a GPU; python3-venv and the X libraries that Blender's bpy module links to (it opens no
+# display); GNU parallel (Debian's `parallel`) runs a sweep's jobs.txt in tests/sweep_jobs.rs.
+for pkg in mesa-vulkan-drivers libvulkan1 python3-venv libx11-6 libxrender1 libxfixes3 libxi6 \
+  libxkbcommon0 parallel; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}"
+fi
+# The Python readers the export and Blender tests run: meshio, usd-core and Blender 5.0.1's bpy
+# (Python 3.11), in a venv under target/ that later runs reuse (bpy is about 300 MB).
+PYENV=target/pyenv
+if ! "$PYENV/bin/python" -c "import meshio, pxr, bpy" >/dev/null 2>&1; then
+  rm -rf "$PYENV"
+  "$(command -v python3.11 || command -v python3)" -m venv "$PYENV"
+  "$PYENV/bin/pip" install -q --disable-pip-version-check \
+    meshio==5.3.5 numpy==1.26.4 usd-core==26.11 bpy==5.0.1
+fi
+export SPHRIGID_PYTHON="$PWD/$PYENV/bin/python"
+# Mesa's device-select layer prints a warning on every adapter query without a runtime dir.
+export NODEVICE_SELECT=1
+# Every client is installed above, so a test that still finds one missing fails instead of
+# skipping: the GPU tests (lavapipe), the sweep test (GNU parallel), the Python readers.
+export SPHRIGID_REQUIRE_GPU=1 SPHRIGID_REQUIRE_PARALLEL=1 SPHRIGID_REQUIRE_PYTHON=1
+cargo test --locked -- --include-ignored "$@"
