@@ -82,22 +82,11 @@ run still_tank 200
 "$bin" figure "$work/still_tank" --profile 51:200 --frames 0,200 -o "$work/still_tank/fig"
 cp "$work/still_tank/fig/profile.png" "$img/liquid_hydrostatic_profile.png"
 
-# The dam break of tests/liquid_walls.rs (scenes/dam_break.toml in a slab 5 particles deep)
+# The dam break of tests/liquid_walls.rs: scenes/dam_break.toml in a slab 5 particles deep,
 # to 3 s: no floor row sliding detached, no files standing on the walls.
-cat > "$work/dam_break_slab.toml" <<TOML
-[time]
-fps = 30
-[container]
-min = [0, 0, 0]
-max = [0.8, 0.4, 0.05]
-ghost_pressure = true
-[[liquid]]
-min = [0, 0, 0]
-max = [0.2, 0.3, 0.05]
-spacing = 0.01
-viscosity = { sigma = 0.5, beta = 0.0 }
-TOML
-run dam_break_slab 90
+"$bin" run scenes/dam_break.toml --out "$work/dam_break_slab" --frames 90 --overwrite --quiet \
+    --checkpoint-every 0 --backend cpu \
+    --set 'container.max=[0.8, 0.4, 0.05]' --set 'liquid.0.max=[0.2, 0.3, 0.05]'
 "$bin" figure "$work/dam_break_slab" --frames 0,15,45,90 -o "$work/dam_break_slab/fig"
 cp "$work/dam_break_slab/fig/frames.png" "$img/liquid_walls_dam_break.png"
 
