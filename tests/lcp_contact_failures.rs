@@ -24,10 +24,20 @@ const INFEASIBLE: &[(&str, &[usize])] = &[
 
 /// Pivots allowed on n rows, enough for a path without cycles (the cycling seen before took
 /// 80 pivots a row): Dantzig 4 a row; the structured solver re-drives its few exact rows in
-/// every friction round and Newton step, so 8 a row.
-fn budget(method: &str, n: usize) -> usize {
-    if method == "dantzig" { 4 * n } else { 8 * n }
+/// every friction round and Newton step, so 8 a row. A problem that reaches the standard
+/// form's guard (many bodies resting on each other with friction) may also spend its capped
+/// plain Lemke attempt (3 pivots a variable) before a perturbed one: 15 and 20 a row.
+fn budget(method: &str, n: usize, guarded: bool) -> usize {
+    match (method == "dantzig", guarded) {
+        (true, false) => 4 * n,
+        (false, false) => 8 * n,
+        (true, true) => 15 * n,
+        (false, true) => 20 * n,
+    }
 }
+
+/// Files whose problems reach the standard form's guard.
+const GUARDED: &[&str] = &["box27_friction_pivot_limit_67rows.json"];
 
 fn files() -> Vec<PathBuf> {
     let files = common::json_files("tests/data/lcp_failures");
@@ -145,7 +155,7 @@ fn every_failure_is_solved_or_proven_infeasible() {
                     <= 1e-12 * wscale
             );
             assert!(
-                sol.pivots <= budget(method, n),
+                sol.pivots <= budget(method, n, GUARDED.contains(&file.as_str())),
                 "{file} {method}: {} pivots",
                 sol.pivots
             );

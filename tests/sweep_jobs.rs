@@ -299,6 +299,7 @@ fn collect_writes_one_row_per_run_from_the_runs_own_files() {
             "deepest_leak_spacings",
             "largest_energy_rise",
             "lcp_fallbacks",
+            "lcp_unsolved",
             "final_tilt_deg.box",
         ]
     );
@@ -334,6 +335,7 @@ fn collect_writes_one_row_per_run_from_the_runs_own_files() {
         let wall = m["wall_seconds"].as_f64().unwrap();
         assert!(wall > 0.0 && (num(r, "wall_seconds") - wall).abs() <= 5e-4);
         assert_eq!(num(r, "lcp_fallbacks"), 0.0);
+        assert_eq!(num(r, "lcp_unsolved"), 0.0);
 
         let spacing = 2.0 * m["particle_radius"].as_f64().unwrap();
         let metrics = std::fs::read_to_string(run.join("run_metrics.csv")).unwrap();
@@ -388,7 +390,9 @@ fn run_metrics_hold_the_energy_and_leak_check_of_every_frame() {
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
-        Some("frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle")
+        Some(
+            "frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle,lcp_unsolved,lcp_residual"
+        )
     );
     let loaded = scene::load(&scene, &[]).unwrap();
     let mut sim = Simulation::setup(&loaded, Backend::Cpu).unwrap();

@@ -6,7 +6,7 @@
 #
 # Runs the scenes with target/release/sphrigid (built if missing) into target/plots/, draws
 # them with `sphrigid figure`, and draws the overlays against theory with Python and
-# matplotlib (`pip install matplotlib`). About four minutes of CPU time.
+# matplotlib (`pip install matplotlib`). About six minutes of CPU time.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -134,6 +134,11 @@ run chain scenes/chain.toml
 # --- The wrench in space (Dzhanibekov) ------------------------------------------------------
 run wrench scenes/wrench_in_space.toml
 python3 scenes/wrench_in_space_plot.py "$OUT/wrench/rigid_states.csv" wrench "$IMG/bodies_wrench_omega.png"
+
+# --- Debris carried by a surge (scenes/debris.toml, tests/coupling_debris.rs) ---------------
+run debris scenes/debris.toml
+"$SPH" figure "$OUT/debris" --frames 0,6,9,12,18,45 -o "$OUT/debris/fig"
+cp "$OUT/debris/fig/frames.png" "$IMG/bodies_debris_frames.png"
 
 # --- The plots against theory ---------------------------------------------------------------
 python3 - "$OUT" "$IMG" <<'EOF'

@@ -54,6 +54,8 @@ pub struct CouplingReport {
     /// contacts would have raised the kinetic energy, or could not be met by all of them at
     /// once (no solution), so the step was solved inelastic.
     pub inelastic: bool,
+    /// The relative residual of the contact LCP whose impulses were applied (0 without one).
+    pub residual: f64,
 }
 
 /// The coupling between the liquid, the bodies and the walls.
@@ -79,6 +81,10 @@ pub struct Coupler {
     /// The unsolved problem of the last step when it fell back to penalty (the runner logs
     /// it and writes it out).
     pub fallback: Option<Box<CouplingFailure>>,
+    /// The problem of the last step when its solve missed the tolerance and the step went on
+    /// with the closest answer (`on_failure = "continue"`; the runner logs it); its outcome
+    /// names the residual reached.
+    pub unsolved: Option<Box<CouplingFailure>>,
     /// Joints between the bodies: their rows join the contacts' in every solve, and bodies
     /// they link do not collide with each other.
     pub joints: Vec<Joint>,
@@ -149,6 +155,7 @@ impl Coupler {
             report: CouplingReport::default(),
             failure: None,
             fallback: None,
+            unsolved: None,
             joints: Vec::new(),
             buf: StepBuffers::default(),
         }
@@ -402,8 +409,10 @@ impl Coupler {
             iterations: 0,
             bounced: 0,
             inelastic: false,
+            residual: 0.0,
         };
         self.fallback = None;
+        self.unsolved = None;
         let (liquid, solid, touched) = (&buf.liquid, &buf.solid, &buf.touched);
         let lcp = &mut buf.lcp;
         // The joints travel with the contacts (their hinges clamp bodies, their rows join the
@@ -553,7 +562,23 @@ impl Coupler {
             Ok(s) => Some(s.outcome.name().to_string()),
             Err(e) => Some(e.to_string()),
         };
-        if let Some(outcome) = outcome {
+        // With `on_failure = "continue"` an unsolved step goes on with the closest answer the
+        // solvers reached, unless a retry without bounce is still to come.
+        let retry = contacts.bounce && bounced > 0;
+        if let (Some(outcome), Ok(s)) = (&outcome, &sol)
+            && self.on_failure == OnLcpFailure::Continue
+            && !retry
+            && s.z.iter().all(|v| v.is_finite())
+        {
+            self.unsolved = Some(Box::new(CouplingFailure {
+                outcome: format!(
+                    "{outcome}, relative residual {:.3e}",
+                    s.residuals.relative()
+                ),
+                rows: problem.rows.len(),
+                problem: problem.clone(),
+            }));
+        } else if let Some(outcome) = outcome {
             let msg = format!(
                 "the contact LCP ({} rows) ended with outcome '{outcome}'",
                 problem.rows.len()
@@ -567,6 +592,7 @@ impl Coupler {
         }
         let sol = sol.expect("checked above");
         self.report.iterations = sol.iterations;
+        self.report.residual = sol.residuals.relative();
         times.time(Phase::Assemble, || {
             apply(
                 bodies,

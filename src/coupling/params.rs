@@ -28,8 +28,10 @@ pub enum LcpSolverChoice {
 /// What a step does when its contact LCP is not solved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OnLcpFailure {
-    /// Stop the run, keep the frames so far and write the problem for `sphrigid lcp solve`.
+    /// Go on with the closest answer the solvers reached, and report it.
     #[default]
+    Continue,
+    /// Stop the run, keep the frames so far and write the problem for `sphrigid lcp solve`.
     Stop,
     /// Resolve that step's contacts by penalty instead, and log it.
     Penalty,

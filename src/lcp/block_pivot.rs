@@ -14,8 +14,9 @@
 use super::dantzig::dantzig_guarded;
 use super::matrix::{Cholesky, DenseMatrix};
 use super::options::Options;
+use super::pgs::{self, PgsWork, pgs_into};
 use super::problem::effective_bounds_into;
-use super::solution::{Outcome, Residuals, Solution};
+use super::solution::{Outcome, Residuals, SOLVED_RESIDUAL, Solution};
 use super::structured::{StructuredProblem, StructuredScratch};
 use model::{Model, SubSolve};
 
@@ -23,8 +24,9 @@ mod dual;
 mod layout;
 mod model;
 
-/// Above this many rows a failed block-pivoting solve is not retried by dense pivoting.
-const DENSE_FALLBACK_ROWS: usize = 3000;
+/// Above this many rows a failed block-pivoting solve is not retried by dense pivoting (whose
+/// pivots cost the square of the rows each): the last resort takes it.
+const DENSE_FALLBACK_ROWS: usize = 600;
 
 /// Solve a structured LCP exactly by block pivoting. Errors only on malformed problems.
 pub fn block_pivot(problem: &StructuredProblem, options: &Options) -> crate::Result<Solution> {
@@ -40,6 +42,8 @@ pub struct BlockPivotSolver {
     parts: Parts,
     scratch: Scratch,
     solution: Solution,
+    /// The last resort's buffers and its z.
+    pgs: (PgsWork, Vec<f64>),
 }
 
 impl Default for BlockPivotSolver {
@@ -55,6 +59,7 @@ impl Default for BlockPivotSolver {
                 iterations: 0,
                 residuals: Residuals::default(),
             },
+            pgs: Default::default(),
         }
     }
 }
@@ -75,8 +80,16 @@ impl BlockPivotSolver {
         self.parts = bp.into_parts();
         let sol = &mut self.solution;
         if sol.outcome != Outcome::Solved && problem.len() <= DENSE_FALLBACK_ROWS {
-            // The guard of last resort: single-index pivoting on the densified problem.
-            let dense = dantzig_guarded(&problem.to_dense(), options);
+            // The guard of last resort: single-index pivoting on the densified problem, with
+            // a drive and friction rounds short enough that a problem it cannot finish costs
+            // little before the last resort takes it.
+            let n = problem.len();
+            let short = Options {
+                pivot_limit: Some(options.pivot_limit_for(n).min(10 * n + 100)),
+                max_friction_rounds: options.max_friction_rounds.min(60),
+                ..options.clone()
+            };
+            let dense = dantzig_guarded(&problem.to_dense(), &short);
             if dense.outcome == Outcome::Solved {
                 sol.z = dense.z;
                 finish(
@@ -87,6 +100,27 @@ impl BlockPivotSolver {
                     &mut self.scratch,
                     sol,
                 );
+            }
+        }
+        if sol.outcome != Outcome::Solved {
+            // The last resort: projected Gauss-Seidel from the pivoting's point, kept if it
+            // comes closer to a solution (it may even meet the tolerance).
+            let (work, z) = &mut self.pgs;
+            z.clone_from(&sol.z);
+            let sweeps = pgs_into(problem, z, pgs::MAX_SWEEPS, 1e-15, work);
+            let before = sol.clone();
+            std::mem::swap(&mut sol.z, z);
+            let (pivots, iterations) = (sol.pivots, sol.iterations + sweeps);
+            finish(
+                problem,
+                before.outcome,
+                pivots,
+                iterations,
+                &mut self.scratch,
+                sol,
+            );
+            if sol.residuals.relative() >= before.residuals.relative() {
+                *sol = before;
             }
         }
         Ok(&self.solution)
@@ -339,6 +373,12 @@ fn finish(
         .zip(&sol.w)
         .fold(0.0f64, |s, (r, &wi)| s.max(r.q.abs()).max((wi - r.q).abs()));
     let residuals = Residuals::compute(&sol.z, &sol.w, &s.lo, &s.hi, scale);
+    // A drive that ended on a point its residuals reject solved nothing.
+    let outcome = if outcome == Outcome::Solved && residuals.relative() > SOLVED_RESIDUAL {
+        Outcome::Singular
+    } else {
+        outcome
+    };
     sol.outcome = outcome.judged(&residuals);
     sol.pivots = pivots;
     sol.iterations = iterations;

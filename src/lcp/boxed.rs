@@ -119,8 +119,15 @@ impl ClampedInverse {
         let old = &self.inv;
         u.clear();
         u.extend((0..k).map(|a| dot(&old[a * k..(a + 1) * k], b)));
+        // v = r^T old, accumulated row by row (contiguous rows, not strided columns), each
+        // entry summed in the same order and from the same -0.0 as an iterator's sum.
         v.clear();
-        v.extend((0..k).map(|c| (0..k).map(|a| r[a] * old[a * k + c]).sum::<f64>()));
+        v.resize(k, -0.0);
+        for (&ra, row) in r.iter().zip(old.chunks_exact(k.max(1))) {
+            for (vc, &o) in v.iter_mut().zip(row) {
+                *vc += ra * o;
+            }
+        }
         let s = m[(i, i)] - dot(r, u);
         if s.abs() <= tol.limit(m, i) || !s.is_finite() {
             return false;

@@ -23,6 +23,38 @@ pub fn lemke(problem: &DenseProblem, options: &Options) -> crate::Result<Solutio
 
 /// Lemke on `(M, q)` without validation (shapes must agree).
 pub(crate) fn lemke_standard(m: &DenseMatrix, q: &[f64], options: &Options) -> Solution {
+    lemke_perturbed(m, q, options, Perturbation::NONE)
+}
+
+/// A perturbation of q that makes a degenerate problem non-degenerate (Lemke's path then
+/// has no ties and cannot cycle in floating point), and the relative width of a tie in the
+/// ratio test.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Perturbation {
+    /// Each `q_i` is raised by `size * max|q|` times a factor in [0.5, 1.5), distinct per row.
+    pub(crate) size: f64,
+    /// Ratios within this fraction of the smallest (or of the data's scale) are tied.
+    pub(crate) tie: f64,
+}
+
+impl Perturbation {
+    /// No perturbation, ties within 1e-9: the plain lexicographic method.
+    pub(crate) const NONE: Perturbation = Perturbation {
+        size: 0.0,
+        tie: 1e-9,
+    };
+}
+
+/// Lemke on `(M, q + delta)` with `delta` from `perturb`; the final basis is solved with the
+/// original q, so the returned z and residuals are the unperturbed problem's. The basis
+/// inverse is refactorised every n pivots, so its rounding does not build up along a long
+/// path.
+pub(crate) fn lemke_perturbed(
+    m: &DenseMatrix,
+    q: &[f64],
+    options: &Options,
+    perturb: Perturbation,
+) -> Solution {
     let n = q.len();
     if q.iter().all(|&v| v >= 0.0) {
         return finish(m, q, vec![0.0; n], Outcome::Solved, 0);
@@ -30,10 +62,21 @@ pub(crate) fn lemke_standard(m: &DenseMatrix, q: &[f64], options: &Options) -> S
     let limit = options.pivot_limit_for(n);
     let tol = options.tolerance;
     let z0 = 2 * n;
+    // The perturbed q: distinct factors from the golden ratio's multiples, so the result is
+    // the same on every run.
+    let qmax = q.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+    let qp: Vec<f64> = q
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let frac = (i as f64 * 0.618_033_988_749_894_9).fract();
+            v + perturb.size * qmax * (0.5 + frac)
+        })
+        .collect();
     // Basis: row r holds variable basis[r] (0..n: w, n..2n: z, 2n: z0).
     let mut basis: Vec<usize> = (0..n).collect();
     let mut binv = DenseMatrix::identity(n);
-    let mut x: Vec<f64> = q.to_vec();
+    let mut x: Vec<f64> = qp.clone();
     let mut a = vec![0.0; n];
 
     // First pivot: z0 enters with column -1; the row with the most negative q leaves.
@@ -61,6 +104,12 @@ pub(crate) fn lemke_standard(m: &DenseMatrix, q: &[f64], options: &Options) -> S
         if pivots >= limit {
             break Outcome::PivotLimit;
         }
+        if perturb.size > 0.0
+            && pivots % n.max(20) == 0
+            && !refactor(m, &basis, &qp, &mut binv, &mut x)
+        {
+            break Outcome::Singular;
+        }
         // Entering column in the current basis.
         column(m, &binv, entering, n, &mut a);
         if a.iter().any(|v| !v.is_finite()) {
@@ -72,7 +121,8 @@ pub(crate) fn lemke_standard(m: &DenseMatrix, q: &[f64], options: &Options) -> S
         if cand.is_empty() {
             break Outcome::Ray;
         }
-        let Some(r) = ratio_test(&cand, &x, &a, &binv, &basis, z0, options.tie_break) else {
+        let rule = options.tie_break;
+        let Some(r) = ratio_test(&cand, &x, &a, &binv, &basis, z0, (rule, perturb.tie)) else {
             break Outcome::Singular;
         };
         pivot(&mut binv, &mut x, &a, r);
@@ -93,17 +143,7 @@ pub(crate) fn lemke_standard(m: &DenseMatrix, q: &[f64], options: &Options) -> S
     let mut z = vec![0.0; n];
     let mut outcome = outcome;
     if outcome == Outcome::Solved {
-        let mut b = DenseMatrix::zeros(n, n);
-        for (c, &v) in basis.iter().enumerate() {
-            for i in 0..n {
-                b[(i, c)] = if v < n {
-                    if i == v { 1.0 } else { 0.0 }
-                } else {
-                    -m[(i, v - n)]
-                };
-            }
-        }
-        match Lu::new(&b, 1e-14) {
+        match Lu::new(&basis_matrix(m, &basis), 1e-14) {
             Some(lu) => x = lu.solve(q),
             None => outcome = Outcome::Singular,
         }
@@ -114,6 +154,50 @@ pub(crate) fn lemke_standard(m: &DenseMatrix, q: &[f64], options: &Options) -> S
         }
     }
     finish(m, q, z, outcome, pivots)
+}
+
+/// The basis matrix: the column of w_j is e_j, of z_j is -M[:, j], of z0 is -1.
+fn basis_matrix(m: &DenseMatrix, basis: &[usize]) -> DenseMatrix {
+    let n = basis.len();
+    let mut b = DenseMatrix::zeros(n, n);
+    for (c, &v) in basis.iter().enumerate() {
+        for i in 0..n {
+            b[(i, c)] = if v < n {
+                if i == v { 1.0 } else { 0.0 }
+            } else if v < 2 * n {
+                -m[(i, v - n)]
+            } else {
+                -1.0
+            };
+        }
+    }
+    b
+}
+
+/// Recompute `B^-1` and `x = B^-1 q` from the basis by LU; false if the basis is singular.
+fn refactor(
+    m: &DenseMatrix,
+    basis: &[usize],
+    q: &[f64],
+    binv: &mut DenseMatrix,
+    x: &mut Vec<f64>,
+) -> bool {
+    let n = basis.len();
+    let Some(lu) = Lu::new(&basis_matrix(m, basis), 1e-14) else {
+        return false;
+    };
+    let mut e = vec![0.0; n];
+    let mut col = Vec::with_capacity(n);
+    for j in 0..n {
+        e[j] = 1.0;
+        lu.solve_into(&e, &mut col);
+        e[j] = 0.0;
+        for (i, v) in col.iter().enumerate() {
+            binv[(i, j)] = *v;
+        }
+    }
+    lu.solve_into(q, x);
+    true
 }
 
 /// `a = B^-1 col(var)`: the column of w_j is e_j, of z_j is -M[:, j], of z0 is -1.
@@ -140,7 +224,7 @@ fn ratio_test(
     binv: &DenseMatrix,
     basis: &[usize],
     z0: usize,
-    rule: TieBreak,
+    (rule, tie): (TieBreak, f64),
 ) -> Option<usize> {
     let ratio = |i: usize| x[i] / a[i];
     let minr = cand.iter().map(|&i| ratio(i)).fold(f64::INFINITY, f64::min);
@@ -149,7 +233,7 @@ fn ratio_test(
     }
     let amax = cand.iter().fold(0.0f64, |s, &i| s.max(a[i]));
     let xmax = x.iter().fold(0.0f64, |s, v| s.max(v.abs()));
-    let ttol = 1e-9 * minr.abs().max(xmax / amax);
+    let ttol = tie * minr.abs().max(xmax / amax);
     let mut tied: Vec<usize> = cand
         .iter()
         .copied()

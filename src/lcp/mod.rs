@@ -8,10 +8,12 @@
 pub mod block_pivot;
 mod boxed;
 pub mod dantzig;
+mod fixed_point;
 pub mod io;
 pub mod lemke;
 pub mod matrix;
 pub mod options;
+pub mod pgs;
 pub mod problem;
 pub mod sample;
 pub mod solution;

@@ -9,7 +9,8 @@
 //! row. Every solution of the standard LCP is a solution of the boxed one whose friction
 //! bounds are those of its own normals (Stewart and Trinkle's form of Coulomb friction), so no
 //! fixed point over the normals is needed; Lemke's lexicographic rule cannot cycle.
-use super::lemke::{lemke_standard, w_scale};
+use super::fixed_point::polish;
+use super::lemke::{Perturbation, lemke_perturbed, w_scale};
 use super::matrix::DenseMatrix;
 use super::options::Options;
 use super::problem::DenseProblem;
@@ -32,9 +33,10 @@ struct Cap {
 }
 
 /// Solve `problem` through its standard form by Lemke. None when the problem has a row the
-/// form does not cover: constant bounds that exclude zero, or a friction row whose normal row
-/// is not `[0, inf)`. The pivots are Lemke's; the residuals are measured on the boxed problem
-/// against the bounds that the returned z implies.
+/// form does not cover (constant bounds that exclude zero, or a friction row whose normal row
+/// is not `[0, inf)`) or its form is larger than [`LARGEST`]. The attempts of [`LADDER`] run
+/// in turn until one solves the problem; the pivots of all are counted; the residuals are
+/// measured on the boxed problem against the bounds that the returned z implies.
 pub(crate) fn lemke_boxed(problem: &DenseProblem, options: &Options) -> Option<Solution> {
     let n = problem.len();
     let (lo, hi, fr) = (&problem.lo, &problem.hi, &problem.friction);
@@ -86,6 +88,9 @@ pub(crate) fn lemke_boxed(problem: &DenseProblem, options: &Options) -> Option<S
     }
     let (nv, nc) = (parts.len(), caps.len());
     let size = nv + nc;
+    if size > LARGEST {
+        return None;
+    }
     let mut m = DenseMatrix::zeros(size, size);
     let mut q = vec![0.0; size];
     for (a, pa) in parts.iter().enumerate() {
@@ -106,30 +111,100 @@ pub(crate) fn lemke_boxed(problem: &DenseProblem, options: &Options) -> Option<S
         }
         q[r] = cap.bound;
     }
-    let sol = lemke_standard(&m, &q, options);
-    let mut z = vec![0.0; n];
-    for (p, x) in parts.iter().zip(&sol.z) {
-        z[p.row] += p.sign * x;
-    }
-    let w = problem.w(&z);
-    let (blo, bhi) = problem.bounds_at(&z);
-    let residuals = Residuals::compute(&z, &w, &blo, &bhi, w_scale(&problem.m, &problem.q, &z));
-    // Lemke's final basis refactored on rank-deficient data can give a z that is no solution:
-    // never call that solved.
-    let outcome = if sol.outcome == Outcome::Solved && residuals.relative() > SOLVED_RESIDUAL {
-        Outcome::Singular
-    } else {
-        sol.outcome.judged(&residuals)
+    let mut pivots = 0;
+    let mut last = None;
+    // A path of Lemke's method takes about one or two pivots a variable; every attempt stops
+    // well short of a long cycle.
+    let cap = |k: usize| Options {
+        pivot_limit: Some(options.pivot_limit_for(size).min(k * size + 50)),
+        ..options.clone()
     };
-    Some(Solution {
-        outcome,
-        z,
-        w,
-        pivots: sol.pivots,
-        iterations: 0,
-        residuals,
-    })
+    let (first, short) = (cap(3), cap(5));
+    for (k, perturb) in LADDER.into_iter().enumerate() {
+        // The plain method cycles on most large degenerate problems (piles of bodies with
+        // friction), where each of its pivots costs the square of the size: they start
+        // perturbed.
+        if k == 0 && size > PLAIN_UP_TO {
+            continue;
+        }
+        let opts = if k == 0 { &first } else { &short };
+        let sol = lemke_perturbed(&m, &q, opts, perturb);
+        pivots += sol.pivots;
+        let mut z = vec![0.0; n];
+        for (p, x) in parts.iter().zip(&sol.z) {
+            z[p.row] += p.sign * x;
+        }
+        let w = problem.w(&z);
+        let (blo, bhi) = problem.bounds_at(&z);
+        let scale = w_scale(&problem.m, &problem.q, &z);
+        let residuals = Residuals::compute(&z, &w, &blo, &bhi, scale);
+        if residuals.relative() <= SOLVED_RESIDUAL {
+            return Some(Solution {
+                outcome: Outcome::Solved,
+                z,
+                w,
+                pivots,
+                iterations: 0,
+                residuals,
+            });
+        }
+        // The path's index sets solved exactly (a perturbed path ends near, not at, the
+        // solution of the problem itself).
+        if let Some(p) = polish(problem, &z) {
+            return Some(Solution { pivots, ..p });
+        }
+        // Lemke's final basis refactored on rank-deficient data can give a z that is no
+        // solution: never call that solved.
+        let outcome = if sol.outcome == Outcome::Solved {
+            Outcome::Singular
+        } else {
+            sol.outcome
+        };
+        last = Some(Solution {
+            outcome,
+            z,
+            w,
+            pivots,
+            iterations: 0,
+            residuals,
+        });
+    }
+    last
 }
+
+/// The largest standard form the guard takes on: each pivot costs the square of its size, and
+/// a path takes one to three pivots a variable (a second or so here).
+const LARGEST: usize = 800;
+
+/// The largest standard form that the ladder's plain attempt runs on.
+const PLAIN_UP_TO: usize = 300;
+
+/// The attempts, in order: the plain lexicographic method, then paths on ever so slightly
+/// perturbed q (no ties, so no cycling in floating point), each with a tie width well below
+/// its perturbation. Every attempt is judged on the problem itself.
+const LADDER: [Perturbation; 6] = [
+    Perturbation::NONE,
+    Perturbation {
+        size: 1e-9,
+        tie: 1e-12,
+    },
+    Perturbation {
+        size: 1e-10,
+        tie: 1e-14,
+    },
+    Perturbation {
+        size: 1e-8,
+        tie: 1e-12,
+    },
+    Perturbation {
+        size: 1e-11,
+        tie: 1e-14,
+    },
+    Perturbation {
+        size: 1e-7,
+        tie: 1e-12,
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -1,15 +1,18 @@
 //! `OUT/run_metrics.csv`: per-frame figures of a run's health, one row per frame, appended
 //! frame by frame; written by [`MetricsWriter`], read back by [`read`].
 //!
-//! Columns: `frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle`: the
-//! mechanical energy (J; potential `-m g.x`, zero at the origin), and the deepest liquid
-//! particle centre inside a body (m; 0 with empty body and particle when none lies inside).
+//! Columns: `frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle,`
+//! `lcp_unsolved,lcp_residual`: the mechanical energy (J; potential `-m g.x`, zero at the
+//! origin), the deepest liquid particle centre inside a body (m; 0 with empty body and
+//! particle when none lies inside), and over the steps since the previous frame the number
+//! whose contact LCP missed the residual tolerance and the largest relative residual of the
+//! contact LCPs applied (0 without bodies).
 use super::csv::{self, AppendTable};
 use super::run_dir::RunDir;
 use crate::Result;
 
 /// The header line (without newline).
-pub const HEADER: &str = "frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle";
+pub const HEADER: &str = "frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle,lcp_unsolved,lcp_residual";
 
 /// The figures of one frame.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +29,10 @@ pub struct MetricsRow {
     pub leak_depth: f64,
     /// The body it lies in and the particle's id, when one lies inside.
     pub leak: Option<(String, u32)>,
+    /// Steps since the previous frame whose contact LCP missed the residual tolerance.
+    pub lcp_unsolved: u32,
+    /// The largest relative residual of the contact LCPs applied since the previous frame.
+    pub lcp_residual: f64,
 }
 
 impl MetricsRow {
@@ -41,13 +48,15 @@ impl MetricsRow {
             None => ("", String::new()),
         };
         format!(
-            "{},{},{:e},{:e},{:e},{:e},{body},{particle}",
+            "{},{},{:e},{:e},{:e},{:e},{body},{particle},{},{:e}",
             self.frame,
             self.time,
             self.kinetic,
             self.potential,
             self.energy(),
-            self.leak_depth
+            self.leak_depth,
+            self.lcp_unsolved,
+            self.lcp_residual
         )
     }
 }
@@ -65,6 +74,8 @@ fn parse_row(cols: &[&str]) -> Option<MetricsRow> {
         potential: cols[3].parse().ok()?,
         leak_depth: cols[5].parse().ok()?,
         leak,
+        lcp_unsolved: cols[8].parse().ok()?,
+        lcp_residual: cols[9].parse().ok()?,
     })
 }
 
@@ -139,6 +150,8 @@ mod tests {
             potential,
             leak_depth: if leak.is_some() { 1.25e-4 } else { 0.0 },
             leak: leak.map(|(b, i)| (b.to_string(), i)),
+            lcp_unsolved: frame % 3,
+            lcp_residual: 1.5e-12 * frame as f64,
         }
     }
 

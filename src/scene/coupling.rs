@@ -35,8 +35,11 @@ pub enum LcpSolverChoice {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum OnLcpFailure {
-    /// Stop the run, keep the frames so far and write the problem for `sphrigid lcp solve`.
+    /// Go on with the closest answer the solvers reached, log its residual and count the
+    /// step in `run_metrics.csv`.
     #[default]
+    Continue,
+    /// Stop the run, keep the frames so far and write the problem for `sphrigid lcp solve`.
     Stop,
     /// Resolve that step's contacts by penalty instead, and log it.
     Penalty,
@@ -52,7 +55,7 @@ pub struct CouplingSpec {
     /// LCP solver: `"block_pivot"`, `"dantzig"` or `"lemke"`.
     #[serde(default)]
     pub solver: LcpSolverChoice,
-    /// What an unsolved LCP does: `"stop"` or `"penalty"`.
+    /// What an unsolved LCP does: `"continue"`, `"stop"` or `"penalty"`.
     #[serde(default)]
     pub on_failure: OnLcpFailure,
     /// Coulomb friction between liquid particles and bodies.

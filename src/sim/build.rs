@@ -204,6 +204,7 @@ pub fn coupling(spec: &CouplingSpec) -> CouplingParams {
             scene::LcpSolverChoice::Lemke => LcpSolverChoice::Lemke,
         },
         on_failure: match spec.on_failure {
+            scene::OnLcpFailure::Continue => OnLcpFailure::Continue,
             scene::OnLcpFailure::Stop => OnLcpFailure::Stop,
             scene::OnLcpFailure::Penalty => OnLcpFailure::Penalty,
         },

@@ -43,6 +43,12 @@ pub struct Simulation {
     /// Steps (numbered from 1) whose LCP failed and fell back to penalty, with the problem,
     /// since the runner last took them.
     pub fallbacks: Vec<(u64, Box<CouplingFailure>)>,
+    /// Steps (numbered from 1) whose LCP missed the tolerance and went on with the closest
+    /// answer (`coupling.on_failure = "continue"`), since the runner last took them.
+    pub unsolved: Vec<(u64, Box<CouplingFailure>)>,
+    /// The contact solves since the last frame written: how many missed the tolerance, and
+    /// the largest relative residual of those applied.
+    pub lcp_tally: LcpTally,
     /// The joints' largest errors over the steps since the last frame written.
     pub joint_peaks: ErrorPeaks,
     /// Gravity, m/s^2 (applied to dynamic bodies; the liquid has its own copy).
@@ -59,6 +65,15 @@ pub struct Simulation {
     pub times: PhaseTimes,
     /// How GPU steps are timed.
     pub gpu_timing: Timing,
+}
+
+/// What the contact solves of the steps since the last frame written came to.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct LcpTally {
+    /// Steps whose contact LCP missed the residual tolerance (and went on).
+    pub unsolved: u32,
+    /// The largest relative residual of the contact LCPs applied.
+    pub residual: f64,
 }
 
 impl Simulation {
@@ -124,6 +139,8 @@ impl Simulation {
             body_boundary: BodyBoundary::default(),
             failed_lcp: None,
             fallbacks: Vec::new(),
+            unsolved: Vec::new(),
+            lcp_tally: LcpTally::default(),
             joint_peaks: ErrorPeaks::default(),
             gravity: DVec3::from_array(scene.gravity),
             dt,
@@ -259,6 +276,12 @@ impl Simulation {
             if let Some(f) = coupler.fallback.take() {
                 self.fallbacks.push((self.steps + 1, f));
             }
+            if let Some(f) = coupler.unsolved.take() {
+                self.unsolved.push((self.steps + 1, f));
+                self.lcp_tally.unsolved += 1;
+            }
+            let tally = &mut self.lcp_tally;
+            tally.residual = tally.residual.max(coupler.report.residual);
             if !coupler.joints.is_empty() {
                 let (peaks, bodies) = (&mut self.joint_peaks, &self.bodies);
                 self.times

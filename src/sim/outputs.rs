@@ -102,6 +102,7 @@ impl RunOutputs {
     pub fn write_frame(&mut self, sim: &mut Simulation, frame: u32, time: f64) -> Result<()> {
         let energy = sim.energy();
         let leak = self.leak_check.deepest(sim.particles(), &sim.bodies);
+        let tally = std::mem::take(&mut sim.lcp_tally);
         self.metrics.write_frame(&MetricsRow {
             frame,
             time,
@@ -109,6 +110,8 @@ impl RunOutputs {
             potential: energy.potential,
             leak_depth: leak.map_or(0.0, |l| l.depth),
             leak: leak.map(|l| (sim.bodies[l.body].name.clone(), l.id)),
+            lcp_unsolved: tally.unsolved,
+            lcp_residual: tally.residual,
         })?;
         let extra = match self.rigid.as_mut() {
             Some((meshes, states)) => {

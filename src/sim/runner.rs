@@ -152,6 +152,37 @@ fn record_fallbacks(
     Ok(())
 }
 
+/// Problems of unsolved steps written out per run (the first ones); later unsolved steps are
+/// logged and counted only.
+const UNSOLVED_FILES: usize = 10;
+
+/// Log the steps since the last frame whose contact LCP missed the tolerance and went on with
+/// the closest answer (`coupling.on_failure = "continue"`), one line each; the first
+/// [`UNSOLVED_FILES`] problems of the run are written out for `sphrigid lcp solve`.
+fn record_unsolved(
+    sim: &mut Simulation,
+    run: &RunDir,
+    written: &mut usize,
+    log: &mut dyn FnMut(&str),
+) -> Result<()> {
+    for (step, failure) in sim.unsolved.drain(..) {
+        let (rows, outcome) = (failure.rows, failure.outcome.clone());
+        let replay = if *written < UNSOLVED_FILES {
+            *written += 1;
+            let path = failed_lcp::write(run, step, failure.problem)?;
+            format!(" Replay with: sphrigid lcp solve {}", path.display())
+        } else {
+            String::new()
+        };
+        log(&format!(
+            "step {step}: the contact LCP ({rows} rows) ended with outcome '{outcome}'; \
+             the step went on with that answer (coupling.on_failure = \"continue\"; \
+             counted in run_metrics.csv's lcp_unsolved).{replay}"
+        ));
+    }
+    Ok(())
+}
+
 /// The checkpoint a resumed run takes up from `run`, checked against the scene and the
 /// frames asked for; `None` for a directory without a run in it.
 fn take_up(run: &RunDir, loaded: &LoadedScene, frames: u32) -> Result<Option<Checkpoint>> {
@@ -213,6 +244,7 @@ pub fn run(
     let mut out = RunOutputs::open(&run_dir, &sim, manifest, scene.time.fps, resumed.as_ref())?;
     drop(resumed);
     let (first_frame, resumed_steps, wall_before) = at.unwrap_or((0, 0, 0.0));
+    let mut unsolved_files = 0;
     let checkpoint_due = |frame: u32| {
         frame == frames
             || (opts.checkpoint_every > 0 && frame.is_multiple_of(opts.checkpoint_every))
@@ -273,6 +305,7 @@ pub fn run(
             .map_err(|e| (sim.steps + 1, e))
             .and_then(|()| guard.check(&sim).map_err(|e| (sim.steps, Error::Run(e))));
         record_fallbacks(&mut sim, &mut out.writer, log)?;
+        record_unsolved(&mut sim, &run_dir, &mut unsolved_files, log)?;
         out.writer.manifest.steps = sim.steps;
         out.writer.manifest.wall_seconds = wall_before + start.elapsed().as_secs_f64();
         if let Err((step, e)) = result {

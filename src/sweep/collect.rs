@@ -46,6 +46,8 @@ pub struct RunSummary {
     pub largest_energy_rise: Option<f64>,
     /// Steps whose contact LCP fell back to penalty.
     pub lcp_fallbacks: Option<usize>,
+    /// Steps whose contact LCP missed the residual tolerance and went on.
+    pub lcp_unsolved: Option<u64>,
     /// Each body's tilt at the last frame, degrees, in the order of `rigid_states.csv`.
     pub final_tilt_deg: Vec<(String, f64)>,
 }
@@ -60,6 +62,7 @@ impl RunSummary {
             deepest_leak_spacings: None,
             largest_energy_rise: None,
             lcp_fallbacks: None,
+            lcp_unsolved: None,
             final_tilt_deg: Vec::new(),
         }
     }
@@ -103,6 +106,7 @@ fn read_run(run: &RunDir) -> Result<RunSummary> {
         }),
         largest_energy_rise: run_metrics::largest_energy_rise(&metrics),
         lcp_fallbacks: Some(m.lcp_fallbacks),
+        lcp_unsolved: Some(metrics.iter().map(|r| u64::from(r.lcp_unsolved)).sum()),
         final_tilt_deg: tilts,
     })
 }
@@ -120,7 +124,7 @@ pub struct Collected {
 }
 
 /// The fixed columns after the name and the keys.
-pub const COLUMNS: [&str; 7] = [
+pub const COLUMNS: [&str; 8] = [
     "complete",
     "frames",
     "wall_seconds",
@@ -128,6 +132,7 @@ pub const COLUMNS: [&str; 7] = [
     "deepest_leak_spacings",
     "largest_energy_rise",
     "lcp_fallbacks",
+    "lcp_unsolved",
 ];
 
 /// Summarise every run of the sweep in `dir`: columns `name`, each varied key (by its dotted
@@ -164,6 +169,7 @@ pub fn collect(dir: &SweepDir, spec: &SweepSpec) -> Collected {
         row.push(opt(s.deepest_leak_spacings.map(|v| v.to_string())));
         row.push(opt(s.largest_energy_rise.map(|v| v.to_string())));
         row.push(opt(s.lcp_fallbacks.map(|v| v.to_string())));
+        row.push(opt(s.lcp_unsolved.map(|v| v.to_string())));
         for b in &bodies {
             let t = s.final_tilt_deg.iter().find(|(n, _)| n == b);
             row.push(opt(t.map(|(_, v)| v.to_string())));

@@ -9,6 +9,7 @@
 use super::BlockPivot;
 use crate::lcp::boxed::{BoxedWork, MatrixFacts, State, boxed_solve_in};
 use crate::lcp::dantzig::{DantzigWork, dantzig_warm_in, guarded_options};
+use crate::lcp::fixed_point::states_of;
 use crate::lcp::matrix::{Cholesky, DenseMatrix, dot, dot6, six};
 use crate::lcp::options::Options;
 use crate::lcp::problem::DenseProblem;
@@ -36,6 +37,12 @@ pub(super) struct Model {
     groups: usize,
     sub: DenseProblem,
     facts: MatrixFacts,
+    /// The exact rows' connected components (rows that S, their friction or a shared body
+    /// group couples): component c is `comp_rows[comp_start[c]..comp_start[c + 1]]`, positions
+    /// among the exact rows in increasing order, components in the order of their first row.
+    /// S is block diagonal over them, so each is solved on its own.
+    comp_rows: Vec<usize>,
+    comp_start: Vec<usize>,
     /// Scratch of the build.
     work: ModelWork,
 }
@@ -47,19 +54,26 @@ impl Default for Model {
             f0: Vec::new(),
             y: Vec::new(),
             groups: 0,
-            sub: DenseProblem {
-                m: DenseMatrix::zeros(0, 0),
-                q: Vec::new(),
-                lo: Vec::new(),
-                hi: Vec::new(),
-                friction: Vec::new(),
-            },
+            sub: empty_problem(),
             facts: MatrixFacts {
                 symmetric: true,
                 scale: f64::MIN_POSITIVE,
             },
+            comp_rows: Vec::new(),
+            comp_start: Vec::new(),
             work: ModelWork::default(),
         }
+    }
+}
+
+/// A problem with no rows, whose buffers grow as it is refilled.
+fn empty_problem() -> DenseProblem {
+    DenseProblem {
+        m: DenseMatrix::zeros(0, 0),
+        q: Vec::new(),
+        lo: Vec::new(),
+        hi: Vec::new(),
+        friction: Vec::new(),
     }
 }
 
@@ -79,11 +93,14 @@ struct ModelWork {
     x: Vec<f64>,
     jac: Vec<Vec<f64>>,
     blk: Vec<f64>,
+    /// The exact rows' union-find and component labels.
+    row_parent: Vec<usize>,
+    label: Vec<usize>,
 }
 
 /// The exact rows' sub-solves of a block-pivoting solve: their buffers, the warm start each
 /// step hands the next, and the last step's z, kept between solves.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(super) struct SubSolve {
     dantzig: DantzigWork,
     boxed: BoxedWork,
@@ -93,6 +110,47 @@ pub(super) struct SubSolve {
     warm_state: Vec<State>,
     /// The exact rows' z of the last step.
     pub(super) z: Vec<f64>,
+    /// One component's problem, bounds in force, and warm start, gathered from the whole.
+    part: DenseProblem,
+    part_lo: Vec<f64>,
+    part_hi: Vec<f64>,
+    part_warm_z: Vec<f64>,
+    part_warm_state: Vec<State>,
+    part_z: Vec<f64>,
+}
+
+impl Default for SubSolve {
+    fn default() -> Self {
+        Self {
+            dantzig: DantzigWork::default(),
+            boxed: BoxedWork::default(),
+            warm: false,
+            warm_z: Vec::new(),
+            warm_state: Vec::new(),
+            z: Vec::new(),
+            part: empty_problem(),
+            part_lo: Vec::new(),
+            part_hi: Vec::new(),
+            part_warm_z: Vec::new(),
+            part_warm_state: Vec::new(),
+            part_z: Vec::new(),
+        }
+    }
+}
+
+/// The root of `b` in the union-find `parent` (paths halved on the way).
+fn root(parent: &mut [usize], mut b: usize) -> usize {
+    while parent[b] != b {
+        parent[b] = parent[parent[b]];
+        b = parent[b];
+    }
+    b
+}
+
+/// Join the sets of `a` and `b` in the union-find `parent` (the smaller root wins).
+fn union(parent: &mut [usize], a: usize, b: usize) {
+    let (ra, rb) = (root(parent, a), root(parent, b));
+    parent[ra.max(rb)] = ra.min(rb);
 }
 
 /// The groups of bodies that active liquid rows on two bodies join (union-find): the group of
@@ -103,13 +161,6 @@ fn body_groups(nt: &BlockPivot, v: &[f64], w: &mut ModelWork) -> usize {
     let parent = &mut w.parent;
     parent.clear();
     parent.extend(0..nbod);
-    fn root(parent: &mut [usize], mut b: usize) -> usize {
-        while parent[b] != b {
-            parent[b] = parent[parent[b]];
-            b = parent[b];
-        }
-        b
-    }
     for l in nt.liq.two_body.clone() {
         if v[l] < 0.0 {
             let (a, b) = (
@@ -331,6 +382,55 @@ impl BlockPivot<'_> {
                 }
             }
         }
+        // The exact rows' components: rows on one particle, on one group of bodies, or a friction
+        // row and its normal are joined.
+        let parent = &mut w.row_parent;
+        parent.clear();
+        parent.extend(0..ne);
+        for rows in self.groups() {
+            for &a in rows.iter().skip(1) {
+                union(parent, rows[0], a);
+            }
+        }
+        for gc in ys.iter() {
+            for &a in gc.rows.iter().skip(1) {
+                union(parent, gc.rows[0], a);
+            }
+        }
+        for (a, n) in self.local_friction.iter().enumerate() {
+            if let Some(n) = *n {
+                union(parent, a, n);
+            }
+        }
+        let label = &mut w.label;
+        label.clear();
+        label.resize(ne, usize::MAX);
+        let start = &mut model.comp_start;
+        start.clear();
+        start.push(0);
+        for a in 0..ne {
+            let r = root(parent, a);
+            if label[r] == usize::MAX {
+                label[r] = start.len() - 1;
+                start.push(0);
+            }
+            label[a] = label[r];
+            start[label[a] + 1] += 1;
+        }
+        for c in 1..start.len() {
+            start[c] += start[c - 1];
+        }
+        // Rows placed by a counting sort, in increasing order within each component; `parent`
+        // serves as each component's next free place.
+        let comp_rows = &mut model.comp_rows;
+        comp_rows.clear();
+        comp_rows.resize(ne, 0);
+        parent.clear();
+        parent.extend_from_slice(&start[..start.len() - 1]);
+        for (a, &c) in label.iter().enumerate() {
+            comp_rows[parent[c]] = a;
+            parent[c] += 1;
+        }
         let sub = &mut model.sub;
         sub.q.clear();
         sub.q.extend(
@@ -371,58 +471,73 @@ impl BlockPivot<'_> {
         if ne == 0 {
             return Ok(());
         }
-        let warm = sub
-            .warm
-            .then_some((sub.warm_z.as_slice(), sub.warm_state.as_slice()));
-        let out = if self.local_friction.iter().any(Option::is_some) {
-            // Friction bounds follow their normals: solved exactly in the small problem, with
-            // the rows' own coefficients.
-            // Rounds that do not settle are handed to Lemke on the standard form.
-            let short = guarded_options(options, ne);
-            let d = &mut sub.dantzig;
-            let c = dantzig_warm_in(d, &model.sub, &short, warm, Some(model.facts), true);
-            sub.warm_z.clone_from(&d.z);
-            sub.warm_state.clone_from(&d.state);
-            sub.warm = true;
-            *pivots += c.pivots;
-            match c.outcome {
-                Outcome::Solved | Outcome::Ray => {
-                    sub.z.extend_from_slice(&d.z);
-                    c.outcome
-                }
-                _ => match lemke_boxed(&model.sub, options) {
-                    Some(l) => {
-                        *pivots += l.pivots;
-                        sub.z.extend_from_slice(&l.z);
-                        l.outcome
-                    }
-                    None => {
-                        sub.z.extend_from_slice(&d.z);
-                        c.outcome
-                    }
-                },
-            }
-        } else {
-            let limit = options.pivot_limit_for(ne);
-            let b = &mut sub.boxed;
-            let out = boxed_solve_in(
-                b,
-                &model.sub.m,
-                &model.sub.q,
-                lo,
-                hi,
-                options.tolerance,
-                limit,
-                pivots,
-                warm,
+        let ncomp = model.comp_start.len().saturating_sub(1);
+        let out = if ncomp <= 1 {
+            // One component: the whole problem, in place.
+            let warm = sub
+                .warm
+                .then_some((sub.warm_z.as_slice(), sub.warm_state.as_slice()));
+            let (out, by_dantzig) = solve_part(
+                &model.sub,
                 model.facts,
+                (lo, hi),
+                options,
+                pivots,
+                (&mut sub.dantzig, &mut sub.boxed),
+                warm,
+                &mut sub.z,
             );
-            sub.warm_z.clone_from(&b.z);
-            sub.warm_state.clone_from(&b.state);
-            sub.warm = true;
-            sub.z.extend_from_slice(&b.z);
+            let (wz, ws) = match by_dantzig {
+                true => (&sub.dantzig.z, &sub.dantzig.state),
+                false => (&sub.boxed.z, &sub.boxed.state),
+            };
+            sub.warm_z.clone_from(wz);
+            sub.warm_state.clone_from(ws);
+            out
+        } else {
+            // Components one by one, each gathered into a small problem of its own: S is
+            // block diagonal over them, and a drive costs the square of its problem's size.
+            let was_warm = sub.warm;
+            if !was_warm {
+                sub.warm_z.clear();
+                sub.warm_z.resize(ne, 0.0);
+                sub.warm_state.clear();
+                sub.warm_state.resize(ne, State::Waiting);
+            }
+            sub.z.resize(ne, 0.0);
+            let mut out = Outcome::Solved;
+            for c in 0..ncomp {
+                let rows = &model.comp_rows[model.comp_start[c]..model.comp_start[c + 1]];
+                let facts = gather_part(model, rows, (lo, hi), sub);
+                let warm = was_warm
+                    .then_some((sub.part_warm_z.as_slice(), sub.part_warm_state.as_slice()));
+                let (o, by_dantzig) = solve_part(
+                    &sub.part,
+                    facts,
+                    (&sub.part_lo, &sub.part_hi),
+                    options,
+                    pivots,
+                    (&mut sub.dantzig, &mut sub.boxed),
+                    warm,
+                    &mut sub.part_z,
+                );
+                let (wz, ws) = match by_dantzig {
+                    true => (&sub.dantzig.z, &sub.dantzig.state),
+                    false => (&sub.boxed.z, &sub.boxed.state),
+                };
+                for (k, &a) in rows.iter().enumerate() {
+                    sub.z[a] = sub.part_z[k];
+                    sub.warm_z[a] = wz[k];
+                    sub.warm_state[a] = ws[k];
+                }
+                if o != Outcome::Solved {
+                    out = o;
+                    break;
+                }
+            }
             out
         };
+        sub.warm = true;
         if out != Outcome::Solved {
             return Err(out);
         }
@@ -439,5 +554,119 @@ impl BlockPivot<'_> {
             }
         }
         Ok(())
+    }
+}
+
+/// Gather into `sub.part` the exact rows' problem restricted to the component `rows`
+/// (positions among the exact rows): S's block, q, own bounds and friction (renumbered within
+/// the component), the bounds in force into `sub.part_lo`/`part_hi`, and the warm start into
+/// `sub.part_warm_z`/`part_warm_state`. Returns the block's facts.
+fn gather_part(
+    model: &Model,
+    rows: &[usize],
+    (lo, hi): (&[f64], &[f64]),
+    sub: &mut SubSolve,
+) -> MatrixFacts {
+    let k = rows.len();
+    let (whole, part) = (&model.sub, &mut sub.part);
+    part.m.reset(k, k);
+    for (x, &a) in rows.iter().enumerate() {
+        let src = whole.m.row(a);
+        let dst = part.m.row_mut(x);
+        for (d, &b) in dst.iter_mut().zip(rows) {
+            *d = src[b];
+        }
+    }
+    part.q.clear();
+    part.q.extend(rows.iter().map(|&a| whole.q[a]));
+    part.lo.clear();
+    part.lo.extend(rows.iter().map(|&a| whole.lo[a]));
+    part.hi.clear();
+    part.hi.extend(rows.iter().map(|&a| whole.hi[a]));
+    // A friction row's normal is in its component (they were joined): its place there.
+    part.friction.clear();
+    part.friction.extend(rows.iter().map(|&a| {
+        whole.friction[a].map(|n| {
+            rows.binary_search(&n)
+                .expect("a friction row's normal is in its component")
+        })
+    }));
+    sub.part_lo.clear();
+    sub.part_lo.extend(rows.iter().map(|&a| lo[a]));
+    sub.part_hi.clear();
+    sub.part_hi.extend(rows.iter().map(|&a| hi[a]));
+    sub.part_warm_z.clear();
+    sub.part_warm_z.extend(rows.iter().map(|&a| sub.warm_z[a]));
+    sub.part_warm_state.clear();
+    sub.part_warm_state
+        .extend(rows.iter().map(|&a| sub.warm_state[a]));
+    MatrixFacts::symmetric_psd(&part.m)
+}
+
+/// Solve one exact-row problem `prob` (bounds in force `lo`, `hi`), warm-started from `warm`:
+/// with friction rows by Dantzig on the rows' own coefficients (rounds that do not settle
+/// handed to Lemke on the standard form), else by the boxed drive. Its z is written to `z`;
+/// returns the outcome and whether the Dantzig work (else the boxed one) holds the final z
+/// and states for the next warm start.
+#[allow(clippy::too_many_arguments)]
+fn solve_part(
+    prob: &DenseProblem,
+    facts: MatrixFacts,
+    (lo, hi): (&[f64], &[f64]),
+    options: &Options,
+    pivots: &mut usize,
+    (d, b): (&mut DantzigWork, &mut BoxedWork),
+    warm: Option<(&[f64], &[State])>,
+    z: &mut Vec<f64>,
+) -> (Outcome, bool) {
+    let ne = prob.len();
+    z.clear();
+    if prob.friction.iter().any(Option::is_some) {
+        // Friction bounds follow their normals: solved exactly in the small problem, with
+        // the rows' own coefficients.
+        // Rounds that do not settle are handed to Lemke on the standard form.
+        let short = guarded_options(options, ne);
+        let c = dantzig_warm_in(d, prob, &short, warm, Some(facts), true);
+        *pivots += c.pivots;
+        let out = match c.outcome {
+            Outcome::Solved | Outcome::Ray => {
+                z.extend_from_slice(&d.z);
+                c.outcome
+            }
+            _ => match lemke_boxed(prob, options) {
+                Some(l) => {
+                    *pivots += l.pivots;
+                    z.extend_from_slice(&l.z);
+                    if l.outcome == Outcome::Solved {
+                        // The solution's index sets start the next solve (whose fixed point
+                        // they give at once while the contacts hold), not the failed drive's.
+                        d.z.clone_from(&l.z);
+                        d.state = states_of(prob, &l.z);
+                    }
+                    l.outcome
+                }
+                None => {
+                    z.extend_from_slice(&d.z);
+                    c.outcome
+                }
+            },
+        };
+        (out, true)
+    } else {
+        let limit = options.pivot_limit_for(ne);
+        let out = boxed_solve_in(
+            b,
+            &prob.m,
+            &prob.q,
+            lo,
+            hi,
+            options.tolerance,
+            limit,
+            pivots,
+            warm,
+            facts,
+        );
+        z.extend_from_slice(&b.z);
+        (out, false)
     }
 }
