@@ -27,6 +27,8 @@ pub const MAX_STIFFNESS: f64 = 1e10;
 pub const MAX_SPEED: f64 = 1e5;
 /// The largest initial angular speed of a body, rad/s.
 pub const MAX_ANGULAR_SPEED: f64 = 1e6;
+/// The largest gravity, m/s^2 (a hundred thousand g; more overflows a body's step).
+pub const MAX_GRAVITY: f64 = 1e6;
 
 fn norm(v: &[f64; 3]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
@@ -73,6 +75,13 @@ pub fn check(scene: &Scene) -> Checked {
             root.key("liquid"),
             "the scene has no [[liquid]] block and no [[body]]: there is nothing to simulate",
             "add a [[liquid]] block or a [[body]] (see docs/src/guide/scene-files.md)",
+        );
+    }
+    if norm(&scene.gravity) > MAX_GRAVITY {
+        return fail(
+            root.key("gravity"),
+            format!("{:?} is stronger than {MAX_GRAVITY:e} m/s^2", scene.gravity),
+            "give gravity in m/s^2, e.g. [0, -9.81, 0]",
         );
     }
     let t = &scene.time;
@@ -288,6 +297,16 @@ mod tests {
 
     fn scene(text: &str) -> (toml::Table, Scene) {
         (toml::from_str(text).unwrap(), toml::from_str(text).unwrap())
+    }
+
+    #[test]
+    fn gravity_beyond_a_million_metres_per_second_squared_is_refused() {
+        let liquid = "[[liquid]]\nmin = [0, 0, 0]\nmax = [1, 1, 1]\n";
+        let (_, s) = scene(&format!("gravity = [0, 0, -1e300]\n{liquid}"));
+        let p = check(&s).unwrap_err();
+        assert_eq!(p.path.to_string(), "gravity");
+        let (_, s) = scene(&format!("gravity = [0, -1e6, 0]\n{liquid}"));
+        assert!(check(&s).is_ok());
     }
 
     #[test]
