@@ -14,6 +14,7 @@ pub mod rigid;
 pub mod rng;
 pub mod scene;
 pub mod sim;
+pub mod surface;
 pub mod sweep;
 pub mod timing;
 

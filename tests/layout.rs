@@ -9,20 +9,22 @@ const ALLOWED: &[(&str, &[&str])] = &[
     (
         "cli",
         &[
-            "sim", "sweep", "figure", "scene", "output", "backend", "coupling", "joints", "gpu",
-            "liquid", "rigid", "lcp", "rng", "timing",
+            "sim", "sweep", "figure", "scene", "output", "surface", "backend", "coupling",
+            "joints", "gpu", "liquid", "rigid", "lcp", "rng", "timing",
         ],
     ),
     (
         "sim",
         &[
-            "scene", "coupling", "joints", "rigid", "liquid", "gpu", "output", "backend", "timing",
+            "scene", "coupling", "joints", "rigid", "liquid", "gpu", "output", "surface",
+            "backend", "timing",
         ],
     ),
     ("sweep", &["scene", "output"]),
     ("figure", &["output"]),
     ("scene", &["rigid"]),
-    ("output", &["liquid", "rigid", "joints", "lcp"]),
+    ("output", &["liquid", "rigid", "joints", "lcp", "surface"]),
+    ("surface", &["rigid"]),
     ("backend", &["gpu"]),
     ("coupling", &["liquid", "rigid", "joints", "lcp", "timing"]),
     ("joints", &["rigid", "lcp"]),

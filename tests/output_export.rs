@@ -1,7 +1,8 @@
 //! `sphrigid export`: the VTK and USD files of a small run read back, by sphrigid's own reader
-//! and by independent ones (meshio and usd-core from pip), as the run's PLY values; a run with
-//! a missing frame exports the rest and says so in one line with exit 2; the manifest states
-//! its conventions.
+//! and by independent ones (meshio and usd-core from pip), as the run's PLY values, the liquid
+//! surface's too (`sphrigid surface`: `surface.pvd` and `/run/fluid_surface` with each frame's
+//! topology); a run with a missing frame or surface exports the rest and says so in one line
+//! with exit 2; the manifest states its conventions.
 mod common;
 use sphrigid::output::vtk::read_vtu;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,8 @@ fn the_manifest_states_up_axis_frame_start_and_frames_run() {
 fn vtk_and_usd_exports_hold_the_ply_values() {
     let dir = tempfile::tempdir().unwrap();
     let run = small_run(dir.path());
+    let r = common::sphrigid(&["surface", run.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     for to in ["vtk", "usd"] {
         let r = export(&run, to);
         assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
@@ -58,6 +61,23 @@ fn vtk_and_usd_exports_hold_the_ply_values() {
             .unwrap()
             .contains("rigid/block_00006.vtu")
     );
+    // The surface's series and stage prim, frame 5 as its PLY.
+    let pvd = std::fs::read_to_string(run.join("vtk/surface.pvd")).unwrap();
+    assert_eq!(pvd.matches("<DataSet").count(), 7, "{pvd}");
+    let surface =
+        sphrigid::output::surface_frames::read_surface(&run.join("surface/surface_00005.ply"))
+            .unwrap();
+    let vtu = read_vtu(&run.join("vtk/surface/surface_00005.vtu")).unwrap();
+    assert_eq!(vtu.points.len(), surface.vertices.len());
+    assert!(!surface.triangles.is_empty());
+    assert!(vtu.cell_types.iter().all(|&t| t == 5), "triangles");
+    let flat: Vec<u32> = surface.triangles.iter().flatten().copied().collect();
+    assert_eq!(vtu.connectivity, flat);
+    let names: Vec<&str> = vtu.point_data.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["Normals", "Velocity"]);
+    let usd = std::fs::read_to_string(run.join("run.usda")).unwrap();
+    assert!(usd.contains("def Mesh \"fluid_surface\""));
+    assert!(usd.contains("int[] faceVertexCounts.timeSamples = {"));
     // Frame 5 read back by sphrigid's reader equals the PLY read by ply-rs-bw.
     let ply = common::read_fluid_ply(&run.join("fluid/fluid_00005.ply"));
     let vtu = read_vtu(&run.join("vtk/fluid/fluid_00005.vtu")).unwrap();
@@ -73,13 +93,28 @@ fn vtk_and_usd_exports_hold_the_ply_values() {
         assert_eq!((density[k], id[k]), (vals[6] as f64, *pid as f64));
     }
     // And by meshio and usd-core.
-    let Some(python) = common::python_with(&["meshio", "pxr", "numpy"]) else {
-        return;
-    };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_exports.py");
-    let out = common::run_python(&python, &script, &[run.to_str().unwrap(), "5", "block"]);
-    println!("{out}");
-    assert_eq!(out.lines().count(), 4, "{out}");
+    if let Some(python) = common::python_with(&["meshio", "pxr", "numpy"]) {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_exports.py");
+        let out = common::run_python(&python, &script, &[run.to_str().unwrap(), "5", "block"]);
+        println!("{out}");
+        assert_eq!(out.lines().count(), 6, "{out}");
+        assert!(out.contains("usd surface frame 5: "), "{out}");
+    }
+    // A surface the manifest lists but that is gone: the rest is exported, one line, exit 2.
+    std::fs::remove_file(run.join("surface/surface_00002.ply")).unwrap();
+    for to in ["vtk", "usd"] {
+        let r = export(&run, to);
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(2), "{err}");
+        let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+        assert_eq!(lines.len(), 1, "{err}");
+        assert!(
+            lines[0].contains("surface_00002.ply") && lines[0].contains("7 of 7 listed frames"),
+            "{err}"
+        );
+    }
+    let pvd = std::fs::read_to_string(run.join("vtk/surface.pvd")).unwrap();
+    assert_eq!(pvd.matches("<DataSet").count(), 6, "{pvd}");
 }
 
 #[test]

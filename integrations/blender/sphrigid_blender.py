@@ -4,12 +4,15 @@ Install: Edit > Preferences > Add-ons > Install from Disk, pick this file; then
 File > Import > sphrigid run (manifest.json). From a script (bpy):
 
     import sphrigid_blender
-    run = sphrigid_blender.load_run("out/dam_break")   # {"root", "fluid", "bodies", "problems"}
+    run = sphrigid_blender.load_run("out/dam_break")
+    # {"root", "fluid", "surface", "bodies", "container", "shows", "problems"}
 
-From the command line (renders one frame with Cycles on the CPU):
+From the command line (renders one frame with Cycles on the CPU, the camera as close as keeps
+the whole tank in the frame; the liquid's surface when the run has one, `sphrigid surface
+RUN_DIR`, else its particles; `--points` for the particles):
 
     blender -b --python integrations/blender/sphrigid_blender.py -- out/dam_break \\
-        --render dam_break.png --frame 30 --resolution 960 540
+        --render dam_break.png --frame 30 --resolution 960 540 [--points]
 
 What load_run builds:
 - an empty `root` that turns sphrigid's y-up data into Blender's z-up (a +90 degree turn
@@ -18,9 +21,21 @@ What load_run builds:
   points of radius `particle_radius` (geometry nodes, Mesh to Points), with the point
   attributes `velocity` (FLOAT_VECTOR, read by motion blur), `density`, `speed` and `id`
   (INT), and a material coloured by speed;
+- when the manifest's frames list a `surface` (surface/surface_NNNNN.ply): one surface object
+  whose mesh is swapped at every frame change (its topology changes from frame to frame),
+  smooth, with the file's normals as custom normals, a point attribute `velocity` (motion
+  blur) and a water material (Principled BSDF, transmission 1, IOR 1.33, roughness 0.02, and
+  a faint blue-green Volume Absorption of density 1.2 / the container's smallest size in m, or
+  the particles' when there is no container, so that the liquid's depth reads); it is shown
+  and the particles hidden, unless load_run(..., points=True); a frame without a surface
+  shows none;
 - one object per body whose mesh follows the frame (rigid/<body>_NNNNN.ply);
+- when the scene echo has a `container`: a cut-away tank, its floor and the two walls far from
+  the render camera (x = min, z = min), so that the camera sees in;
 - the scene's fps and frame range from the manifest, frame 0 being the first file.
 Missing files are reported in one line (Blender's report, or stderr), and the rest loads.
+A hidden part (the particles when the surface shows, or the other way) is not reloaded at frame
+changes: after showing it (`hide_viewport`/`hide_render` off), change the frame once.
 """
 
 import json
@@ -37,7 +52,7 @@ bl_info = {
     "version": (0, 1, 0),
     "blender": (4, 2, 0),
     "location": "File > Import > sphrigid run (manifest.json)",
-    "description": "Plays a sphrigid run: fluid points with velocity, bodies, fps and frames",
+    "description": "Plays a sphrigid run: liquid surface or points with velocity, bodies, tank",
     "category": "Import-Export",
 }
 
@@ -113,6 +128,33 @@ def _set_fluid(mesh, path):
     mesh.update()
 
 
+def _set_surface(mesh, path):
+    """Replace `mesh`'s geometry with the liquid surface PLY at `path` (triangles, smooth, the
+    file's normals as custom normals, point attribute `velocity`)."""
+    v, tris = read_ply(path)
+    n = len(v)
+    tris = np.zeros((0, 3), dtype=np.int32) if tris is None else tris
+    t = len(tris)
+    mesh.clear_geometry()
+    mesh.vertices.add(n)
+    mesh.loops.add(3 * t)
+    mesh.polygons.add(t)
+    xyz = np.stack([v["x"], v["y"], v["z"]], axis=1).astype(np.float32)
+    mesh.vertices.foreach_set("co", xyz.ravel())
+    mesh.loops.foreach_set("vertex_index", np.ascontiguousarray(tris, dtype=np.int32).ravel())
+    mesh.polygons.foreach_set("loop_start", np.arange(0, 3 * t, 3, dtype=np.int32))
+    mesh.polygons.foreach_set("use_smooth", np.ones(t, dtype=bool))
+    mesh.update()
+    if n and t:
+        normals = np.stack([v["nx"], v["ny"], v["nz"]], axis=1).astype(np.float32)
+        mesh.normals_split_custom_set_from_vertices(normals)
+    vel = np.stack([v["vx"], v["vy"], v["vz"]], axis=1).astype(np.float32)
+    a = mesh.attributes.get("velocity") or mesh.attributes.new("velocity", "FLOAT_VECTOR",
+                                                               "POINT")
+    a.data.foreach_set("vector", vel.ravel())
+    mesh.update()
+
+
 def _set_body(mesh, path):
     """Replace `mesh`'s geometry with the body mesh PLY at `path`."""
     v, tris = read_ply(path)
@@ -134,15 +176,25 @@ def _show_frame(scene, frame):
                 manifests[run_dir] = read_manifest(run_dir)
             except ValueError:
                 continue
+        if obj.hide_render and obj.hide_viewport:
+            continue  # hidden by load_run (points or surface not shown): not reloaded
         entry = _frame_entry(manifests[run_dir], frame)
         body = obj.get("sphrigid_body", "")
-        rel = entry["fluid"] if not body else entry.get("rigid", {}).get(body)
+        if obj.get("sphrigid_surface"):
+            rel, setter = entry.get("surface"), _set_surface
+            if rel is None:
+                obj.data.clear_geometry()  # this frame has no surface: show none
+                continue
+        elif body:
+            rel, setter = entry.get("rigid", {}).get(body), _set_body
+        else:
+            rel, setter = entry["fluid"], _set_fluid
         if rel is None:
             continue
         path = os.path.join(run_dir, rel)
         if not os.path.exists(path):
             continue  # load_run reported it; the object keeps its last geometry
-        (_set_body if body else _set_fluid)(obj.data, path)
+        setter(obj.data, path)
 
 
 @bpy.app.handlers.persistent
@@ -170,6 +222,68 @@ def _speed_material(max_speed):
     return mat
 
 
+def _water_material(size):
+    """Clear water: Principled BSDF with transmission 1, IOR 1.33 and roughness 0.02, and a
+    blue-green Volume Absorption of density 1.2 / `size` (m; the liquid's extent) on the
+    output's Volume: the deepest water is faintly tinted, not grey glass."""
+    mat = bpy.data.materials.new("sphrigid water")
+    mat.use_nodes = True
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = nodes.get("Principled BSDF")
+    absorb = nodes.new("ShaderNodeVolumeAbsorption")
+    absorb.inputs["Color"].default_value = (0.45, 0.75, 0.9, 1.0)
+    absorb.inputs["Density"].default_value = 1.2 / max(size, 1e-6)
+    output = next(n for n in nodes if n.type == "OUTPUT_MATERIAL")
+    links.new(absorb.outputs["Volume"], output.inputs["Volume"])
+    bsdf.inputs["Base Color"].default_value = (0.8, 0.92, 1.0, 1.0)
+    bsdf.inputs["Transmission Weight"].default_value = 1.0
+    bsdf.inputs["IOR"].default_value = 1.33
+    bsdf.inputs["Roughness"].default_value = 0.02
+    mat.diffuse_color = (0.5, 0.7, 0.9, 0.5)  # the viewport's solid colour
+    return mat
+
+
+def _tank_material():
+    """The tank's inside: a light grey checker (it shows the refraction through the water)."""
+    mat = bpy.data.materials.new("sphrigid tank")
+    mat.use_nodes = True
+    nodes, links = mat.node_tree.nodes, mat.node_tree.links
+    bsdf = nodes.get("Principled BSDF")
+    checker = nodes.new("ShaderNodeTexChecker")
+    checker.inputs["Scale"].default_value = 8.0
+    checker.inputs["Color1"].default_value = (0.85, 0.85, 0.85, 1.0)
+    checker.inputs["Color2"].default_value = (0.45, 0.5, 0.55, 1.0)
+    coords = nodes.new("ShaderNodeTexCoord")
+    links.new(coords.outputs["Generated"], checker.inputs["Vector"])
+    links.new(checker.outputs["Color"], bsdf.inputs["Base Color"])
+    bsdf.inputs["Roughness"].default_value = 0.5
+    return mat
+
+
+def _tank_object(name, container, parent):
+    """A cut-away tank of the container box (data coordinates, child of `parent`): the floor
+    (y = min) and the walls x = min and z = min, open towards the camera of setup_render. They
+    stand 0.1% of the box's size outside it, so that the liquid's surface, which lies on the
+    walls where the liquid touches them, does not coincide with them (a ray leaving the water
+    there would start on the wall)."""
+    lo, hi = np.array(container["min"], float), np.array(container["max"], float)
+    gap = 1e-3 * float((hi - lo).max())
+    (x0, y0, z0), (x1, y1, z1) = lo - gap, hi
+    verts = [(x0, y0, z0), (x1, y0, z0), (x1, y0, z1), (x0, y0, z1),
+             (x0, y1, z0), (x1, y1, z0), (x0, y1, z1)]
+    faces = [(0, 3, 2, 1),  # floor, facing +y
+             (0, 1, 5, 4),  # back wall z = min, facing +z
+             (0, 4, 6, 3)]  # side wall x = min, facing +x
+    mesh = bpy.data.meshes.new("sphrigid_tank")
+    mesh.from_pydata(verts, [], faces)
+    mesh.update()
+    mesh.materials.append(_tank_material())
+    obj = bpy.data.objects.new(f"{name} tank", mesh)
+    obj.parent = parent
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
 def _points_modifier(obj, radius, material):
     """Geometry nodes on `obj`: Mesh to Points with `radius`, then `material`."""
     tree = bpy.data.node_groups.new("sphrigid_points", "GeometryNodeTree")
@@ -188,10 +302,12 @@ def _points_modifier(obj, radius, material):
     mod.node_group = tree
 
 
-def load_run(run_dir, report=None):
+def load_run(run_dir, report=None, points=False):
     """Load the sphrigid run in `run_dir` into the current scene; returns
-    {"root": empty, "fluid": object, "bodies": {name: object}, "problems": [str]}.
-    `report(line)` is told in one line about missing files (default: print to stderr)."""
+    {"root": empty, "fluid": object, "surface": object or None, "bodies": {name: object},
+    "container": tank object or None, "shows": "surface" or "points", "problems": [str]}.
+    The liquid shows as its surface when the run has one and `points` is false, else as its
+    particles. `report(line)` is told in one line about missing files (default: stderr)."""
     run_dir = os.path.abspath(run_dir)
     m = read_manifest(run_dir)
     scene = bpy.context.scene
@@ -203,7 +319,8 @@ def load_run(run_dir, report=None):
 
     missing = []
     for f in m["frames"]:
-        for rel in [f["fluid"], *f.get("rigid", {}).values()]:
+        for rel in [f["fluid"], *f.get("rigid", {}).values(), *([f["surface"]] if f.get("surface")
+                                                                  else [])]:
             if not os.path.exists(os.path.join(run_dir, rel)):
                 missing.append(rel)
     problems = []
@@ -230,14 +347,33 @@ def load_run(run_dir, report=None):
         return obj
 
     fluid = child(f"{name} fluid", "sphrigid_fluid")
-    max_speed = 0.0
+    max_speed, extent = 0.0, 0.0
     for f in m["frames"][:: max(1, len(m["frames"]) // 8)] + [m["frames"][-1]]:
         p = os.path.join(run_dir, f["fluid"])
         if os.path.exists(p):
             v, _ = read_ply(p)
             speed = np.sqrt(v["vx"] ** 2 + v["vy"] ** 2 + v["vz"] ** 2)
             max_speed = max(max_speed, float(speed.max()) if len(speed) else 0.0)
+            if len(v):
+                xyz = np.stack([v["x"], v["y"], v["z"]], axis=1)
+                extent = max(extent, float((xyz.max(axis=0) - xyz.min(axis=0)).max()))
     _points_modifier(fluid, float(m["particle_radius"]), _speed_material(max_speed))
+
+    container = (m.get("scene") or {}).get("container")
+    surface = None
+    if any(f.get("surface") for f in m["frames"]):
+        surface = child(f"{name} surface", "sphrigid_surface")
+        surface["sphrigid_surface"] = True
+        if container:
+            # The tank's smallest size: the depth seen across, so a tank of any size is tinted alike.
+            extent = float((np.array(container["max"]) - np.array(container["min"])).min())
+        surface.data.materials.append(_water_material(extent or 1.0))
+    shows = "surface" if surface is not None and not points else "points"
+    hidden = surface if shows == "points" else fluid
+    if hidden is not None:
+        hidden.hide_render = hidden.hide_viewport = True
+
+    tank = _tank_object(name, container, root) if container else None
 
     bodies = {}
     names = sorted({b for f in m["frames"] for b in f.get("rigid", {})})
@@ -254,7 +390,8 @@ def load_run(run_dir, report=None):
     if _on_frame_change not in bpy.app.handlers.frame_change_pre:
         bpy.app.handlers.frame_change_pre.append(_on_frame_change)
     _show_frame(scene, scene.frame_current)
-    return {"root": root, "fluid": fluid, "bodies": bodies, "problems": problems}
+    return {"root": root, "fluid": fluid, "surface": surface, "bodies": bodies,
+            "container": tank, "shows": shows, "problems": problems}
 
 
 def _to_blender(p):
@@ -262,9 +399,41 @@ def _to_blender(p):
     return (p[0], -p[2], p[1])
 
 
-def setup_render(run, manifest, resolution=(960, 540), samples=16):
-    """Camera framed on the container (or the first frame's particles), a floor, lights and
-    Cycles on the CPU."""
+def _fit_camera(scene, cam, corners, center, direction, margin=(0.04, 0.05)):
+    """Turn `cam` to look at `center` from `direction` (Blender world, towards the camera)
+    and place it as close as keeps every point of `corners` in the frame, `margin` (a fraction
+    of the frame's width and height) inside its edges: doubling, then bisecting the distance,
+    with the points projected by world_to_camera_view (the oblique view and the box's depth
+    included)."""
+    from bpy_extras.object_utils import world_to_camera_view
+
+    cam.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
+    mx, my = margin
+
+    def fits(dist):
+        cam.location = center + direction * dist
+        bpy.context.view_layer.update()
+        return all(mx < p.x < 1 - mx and my < p.y < 1 - my and p.z > 0
+                   for p in (world_to_camera_view(scene, cam, q) for q in corners))
+
+    reach = max((q - center).length for q in corners) or 1e-3
+    near, far = 0.0, reach
+    while not fits(far) and far < 1e4 * reach:
+        near, far = far, 2 * far
+    for _ in range(30):
+        mid = (near + far) / 2
+        near, far = (near, mid) if fits(mid) else (mid, far)
+    cam.location = center + direction * far
+    bpy.context.view_layer.update()
+
+
+def setup_render(run, manifest, resolution=(960, 540), samples=16, box=None, direction=None):
+    """Camera framed on the container (or the shown liquid's bounds), a floor (just under the
+    tank's when load_run drew one), lights and Cycles on the CPU; with the surface shown, 32
+    light bounces (a thin sheet of water stacks many interfaces). The camera looks at the box's
+    centre from `direction` (data space, y up; default (0.3, 0.35, 1): in front of the tank's
+    open side, to the right and above) as close as keeps the box's 8 corners in the frame.
+    `box`: ((x0, y0, z0), (x1, y1, z1)) in data space, the box to frame instead."""
     from mathutils import Vector
 
     scene = bpy.context.scene
@@ -272,7 +441,8 @@ def setup_render(run, manifest, resolution=(960, 540), samples=16):
     if container:
         lo, hi = container["min"], container["max"]
     else:
-        co = np.array([v.co[:] for v in run["fluid"].data.vertices] or [[0, 0, 0]])
+        shown = run["surface"] if run.get("shows") == "surface" else run["fluid"]
+        co = np.array([v.co[:] for v in shown.data.vertices] or [[0, 0, 0]])
         lo, hi = co.min(axis=0).tolist(), (co.max(axis=0) + 1e-3).tolist()
     lo_b, hi_b = Vector(_to_blender(lo)), Vector(_to_blender(hi))
     bmin = Vector(map(min, lo_b, hi_b))
@@ -284,16 +454,19 @@ def setup_render(run, manifest, resolution=(960, 540), samples=16):
     cam_data.lens = 35
     cam = bpy.data.objects.new("sphrigid camera", cam_data)
     scene.collection.objects.link(cam)
-    w, h = resolution
-    fov = 2 * math.atan(cam_data.sensor_width / (2 * cam_data.lens))
-    span = max(size.x, size.z * w / h) * 1.15
-    dist = span / (2 * math.tan(fov / 2)) + size.y / 2
-    direction = Vector((0.3, -1.0, 0.35)).normalized()
-    cam.location = center + direction * dist
-    cam.rotation_euler = (-direction).to_track_quat("-Z", "Y").to_euler()
     scene.camera = cam
+    w, h = resolution
+    scene.render.resolution_x, scene.render.resolution_y = w, h
+    scene.render.resolution_percentage = 100
+    flo, fhi = (lo, hi) if box is None else box
+    corners = [Vector(_to_blender((x, y, z))) for x in (flo[0], fhi[0])
+               for y in (flo[1], fhi[1]) for z in (flo[2], fhi[2])]
+    view = Vector(_to_blender(direction or (0.3, 0.35, 1.0))).normalized()
+    _fit_camera(scene, cam, corners, sum(corners, Vector()) / 8, view)
 
-    bpy.ops.mesh.primitive_plane_add(size=max(size.x, size.y) * 4, location=(center.x, center.y, bmin.z))
+    ground = bmin.z - (2e-3 * max(size) if run.get("container") else 0.0)  # under the tank
+    bpy.ops.mesh.primitive_plane_add(size=max(size.x, size.y) * 4,
+                                     location=(center.x, center.y, ground))
     floor = bpy.context.active_object
     floor.name = "sphrigid floor"
     fmat = bpy.data.materials.new("sphrigid floor")
@@ -314,16 +487,22 @@ def setup_render(run, manifest, resolution=(960, 540), samples=16):
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"
     scene.cycles.samples = samples
-    scene.cycles.use_denoising = False
-    scene.render.resolution_x, scene.render.resolution_y = w, h
-    scene.render.resolution_percentage = 100
+    # Clear water is noisy in few samples (the sun's light through it): denoise it.
+    scene.cycles.use_denoising = run.get("shows") == "surface"
+    if run.get("shows") == "surface":
+        # Light through a thin sheet or a drop crosses many interfaces: without enough
+        # bounces it comes out black.
+        scene.cycles.max_bounces = scene.cycles.transmission_bounces = 32
     scene.render.image_settings.file_format = "PNG"
+    scene.render.use_lock_interface = True  # the frame handler swaps meshes while rendering
 
 
 def main(argv):
-    """`RUN_DIR [--render OUT.png] [--frame N] [--resolution W H] [--samples S]`: load the run
-    into an empty scene and, with --render, render frame N (Cycles, CPU). Returns 0, or 2 when
-    the run could not be read or files were missing (after loading and rendering the rest)."""
+    """`RUN_DIR [--render OUT.png] [--frame N] [--resolution W H] [--samples S] [--points]`:
+    load the run into an empty scene and, with --render, render frame N (Cycles, CPU): the
+    liquid's surface when the run has one (else its particles, with a note on stderr), or its
+    particles with --points. Returns 0, or 2 when the run could not be read or files were
+    missing (after loading and rendering the rest)."""
     import argparse
 
     ap = argparse.ArgumentParser(prog="sphrigid_blender.py")
@@ -332,14 +511,19 @@ def main(argv):
     ap.add_argument("--frame", type=int, default=0)
     ap.add_argument("--resolution", type=int, nargs=2, default=(960, 540), metavar=("W", "H"))
     ap.add_argument("--samples", type=int, default=16)
+    ap.add_argument("--points", action="store_true",
+                    help="show the liquid as particles even when the run has a surface")
     args = ap.parse_args(argv)
     bpy.ops.wm.read_factory_settings(use_empty=True)
     try:
         manifest = read_manifest(args.run_dir)
-        run = load_run(args.run_dir)
+        run = load_run(args.run_dir, points=args.points)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if run["surface"] is None and not args.points:
+        print(f"{args.run_dir}: the run has no liquid surface, showing its particles; "
+              f"for the surface: sphrigid surface {args.run_dir}", file=sys.stderr)
     bpy.context.scene.frame_set(args.frame)
     if args.render:
         setup_render(run, manifest, tuple(args.resolution), args.samples)
@@ -350,7 +534,7 @@ def main(argv):
 
 
 class ImportSphrigidRun(bpy.types.Operator):
-    """Load a sphrigid run: fluid points, bodies, fps and frame range"""
+    """Load a sphrigid run: liquid surface (or points), bodies, tank, fps and frame range"""
 
     bl_idname = "import_scene.sphrigid_run"
     bl_label = "sphrigid run (manifest.json)"
@@ -358,11 +542,15 @@ class ImportSphrigidRun(bpy.types.Operator):
 
     filepath: bpy.props.StringProperty(subtype="FILE_PATH")
     filter_glob: bpy.props.StringProperty(default="manifest.json", options={"HIDDEN"})
+    points: bpy.props.BoolProperty(
+        name="Particles", default=False,
+        description="Show the liquid as particles even when the run has a surface")
 
     def execute(self, context):
         run_dir = os.path.dirname(self.filepath) if os.path.isfile(self.filepath) else self.filepath
         try:
-            load_run(run_dir, report=lambda line: self.report({"WARNING"}, line))
+            load_run(run_dir, report=lambda line: self.report({"WARNING"}, line),
+                     points=self.points)
         except ValueError as e:
             self.report({"ERROR"}, str(e))
             return {"CANCELLED"}

@@ -12,6 +12,7 @@ pub mod lcp;
 pub mod memory;
 pub mod run;
 pub mod signals;
+pub mod surface;
 pub mod sweep;
 
 /// Liquid and rigid bodies, coupled exactly, written as PLY frame sequences.
@@ -35,6 +36,8 @@ enum Command {
     /// Draw a finished run: side views of frames, a body's tilt and position, the surge front,
     /// the pressure profile and the mean velocity over time.
     Figure(figure::FigureArgs),
+    /// Build the liquid's surface mesh of each frame of a run (surface/surface_NNNNN.ply).
+    Surface(surface::SurfaceArgs),
     /// Export a finished run as VTK (ParaView) or USD (Blender, Houdini Solaris).
     Export(export::ExportArgs),
     /// Time the step of a scene, phase by phase.
@@ -80,6 +83,7 @@ pub fn main() -> ExitCode {
         Command::Sweep(args) => sweep::run(args),
         Command::Collect(args) => collect::run(args),
         Command::Figure(args) => figure::run(args),
+        Command::Surface(args) => surface::run(args),
         Command::Export(args) => export::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Lcp(args) => lcp::run(args),

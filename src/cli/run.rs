@@ -50,11 +50,16 @@ pub struct RunArgs {
     /// available).
     #[arg(long, value_name = "SIZE", value_parser = footprint::parse_size)]
     pub max_memory: Option<u64>,
+    /// Build the liquid's surface (surface/surface_NNNNN.ply) as each frame is written, as
+    /// `[output] surface = true` does.
+    #[arg(long)]
+    pub surface: bool,
 }
 
 /// Run `sphrigid run`.
 pub fn run(args: RunArgs) -> Result<()> {
-    let loaded = scene::load(&args.scene, &args.set)?;
+    let mut loaded = scene::load(&args.scene, &args.set)?;
+    loaded.scene.output.surface |= args.surface;
     let (backend, why) = Backend::choose(&args.backend)?;
     Footprint::of(&loaded.scene).guard(&args.scene, backend, args.max_memory)?;
     if let Some(excess) = cfl::check(&loaded, &build::liquid(&loaded.scene)) {

@@ -105,11 +105,22 @@ pub struct Manifest {
     /// Steps whose contact LCP was not solved and fell back to penalty (`coupling.on_failure`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub lcp_fallbacks: Vec<FallbackEntry>,
+    /// The settings of the liquid's surfaces (`surface/`), when the run builds them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub surface: Option<serde_json::Value>,
     /// The frames written so far.
     pub frames: Vec<FrameEntry>,
 }
 
 impl Manifest {
+    /// List frame `index`'s surface (`surface/surface_NNNNN.ply`) in its entry.
+    pub fn add_surface(&mut self, index: u32) {
+        if let Some(f) = self.frames.iter_mut().find(|f| f.index == index) {
+            f.extra
+                .insert("surface".into(), RunDir::surface_frame_name(index).into());
+        }
+    }
+
     /// The standard units.
     pub fn si_units() -> Units {
         Units {
@@ -152,6 +163,8 @@ pub struct FrameRef {
     pub fluid: PathBuf,
     /// Body meshes of the frame by body name.
     pub rigid: BTreeMap<String, PathBuf>,
+    /// The liquid's surface mesh of the frame, when one was built.
+    pub surface: Option<PathBuf>,
 }
 
 /// A finished run's manifest as read back: what readers of the run use of it.
@@ -159,6 +172,8 @@ pub struct FrameRef {
 pub struct ManifestRead {
     /// Liquid particle radius, m.
     pub particle_radius: f64,
+    /// Kernel radius h, m (absent from the oldest manifests).
+    pub kernel_radius: Option<f64>,
     /// Frames per second of simulated time.
     pub fps: f64,
     /// Whether the run finished every frame it was asked for.
@@ -178,6 +193,8 @@ pub struct ManifestRead {
 #[derive(Deserialize)]
 struct ManifestIn {
     particle_radius: f64,
+    #[serde(default)]
+    kernel_radius: Option<f64>,
     fps: f64,
     #[serde(default = "finished")]
     complete: bool,
@@ -204,6 +221,8 @@ struct FrameIn {
     fluid: String,
     #[serde(default)]
     rigid: BTreeMap<String, String>,
+    #[serde(default)]
+    surface: Option<String>,
 }
 
 /// Read the manifest of the run in `run`; a missing, unparsable or frameless manifest is an
@@ -229,10 +248,12 @@ pub fn read(run: &RunDir) -> Result<ManifestRead> {
                 .into_iter()
                 .map(|(k, v)| (k, run.join(&v)))
                 .collect(),
+            surface: f.surface.map(|s| run.join(&s)),
         })
         .collect();
     Ok(ManifestRead {
         particle_radius: m.particle_radius,
+        kernel_radius: m.kernel_radius,
         fps: m.fps,
         complete: m.complete,
         scene: m.scene,
@@ -241,4 +262,36 @@ pub fn read(run: &RunDir) -> Result<ManifestRead> {
         wall_seconds: m.wall_seconds,
         lcp_fallbacks: m.lcp_fallbacks.len(),
     })
+}
+
+/// Record in the manifest of `run` the surfaces of frames `built` (each entry gains
+/// `surface`) and the settings they were built with (`surface` at the top).
+pub fn record_surfaces(run: &RunDir, settings: serde_json::Value, built: &[u32]) -> Result<()> {
+    let path = run.manifest();
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| not_a_run(&path, &format!("cannot read the manifest ({e})")))?;
+    let mut m: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| not_a_run(&path, &format!("not a sphrigid manifest ({e})")))?;
+    let Some(root) = m.as_object_mut() else {
+        return Err(not_a_run(&path, "the manifest is not a JSON object"));
+    };
+    root.insert("surface".into(), settings);
+    if let Some(frames) = root
+        .get_mut("frames")
+        .and_then(serde_json::Value::as_array_mut)
+    {
+        for f in frames {
+            let index = f.get("index").and_then(serde_json::Value::as_u64);
+            if let (Some(i), Some(entry)) = (index, f.as_object_mut())
+                && built.contains(&(i as u32))
+            {
+                entry.insert(
+                    "surface".into(),
+                    RunDir::surface_frame_name(i as u32).into(),
+                );
+            }
+        }
+    }
+    let json = serde_json::to_vec_pretty(&m).expect("the manifest serialises");
+    write_atomic(&path, &json)
 }

@@ -19,6 +19,7 @@ pub mod rigid_frames;
 pub mod rigid_states;
 pub mod run_dir;
 pub mod run_metrics;
+pub mod surface_frames;
 pub mod sweep_files;
 pub mod usd;
 pub mod vtk;

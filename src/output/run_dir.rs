@@ -6,6 +6,7 @@
 //! | `manifest.json` | [`super::manifest`] |
 //! | `fluid/fluid_NNNNN.ply` | [`super::fluid_frames`] |
 //! | `rigid/<body>_NNNNN.ply` | [`super::rigid_frames`] |
+//! | `surface/surface_NNNNN.ply` (`sphrigid surface`, `[output] surface`) | [`super::surface_frames`] |
 //! | `rigid_states.csv` | [`super::rigid_states`] |
 //! | `joint_errors.csv` | [`super::joint_errors`] |
 //! | `failed_lcp_<step>.json` | [`super::failed_lcp`] |
@@ -23,6 +24,8 @@ pub const MANIFEST: &str = "manifest.json";
 pub const FLUID_DIR: &str = "fluid";
 /// The folder of the bodies' frames.
 pub const RIGID_DIR: &str = "rigid";
+/// The folder of the liquid's surface meshes.
+pub const SURFACE_DIR: &str = "surface";
 /// The bodies' states table.
 pub const RIGID_STATES: &str = "rigid_states.csv";
 /// The joints' errors table.
@@ -37,6 +40,8 @@ pub const LOCK: &str = ".sphrigid.lock";
 pub const VTK_DIR: &str = "vtk";
 /// The fluid's time series in a VTK export folder.
 pub const VTK_FLUID_SERIES: &str = "fluid.pvd";
+/// The liquid surface's time series in a VTK export folder.
+pub const VTK_SURFACE_SERIES: &str = "surface.pvd";
 /// The default USD stage of the run.
 pub const USD_STAGE: &str = "run.usda";
 
@@ -107,6 +112,21 @@ impl RunDir {
         self.dir.join(Self::body_frame_name(body, index))
     }
 
+    /// `OUT/surface/`.
+    pub fn surface_dir(&self) -> PathBuf {
+        self.dir.join(SURFACE_DIR)
+    }
+
+    /// The name of frame `index`'s liquid surface, relative to the directory.
+    pub fn surface_frame_name(index: u32) -> String {
+        format!("{SURFACE_DIR}/surface_{index:05}.ply")
+    }
+
+    /// `OUT/surface/surface_NNNNN.ply` of frame `index`.
+    pub fn surface_frame(&self, index: u32) -> PathBuf {
+        self.dir.join(Self::surface_frame_name(index))
+    }
+
     /// `OUT/rigid_states.csv`.
     pub fn rigid_states(&self) -> PathBuf {
         self.dir.join(RIGID_STATES)
@@ -159,15 +179,19 @@ impl RunDir {
                 .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
         };
         let vtk = self.vtk_dir();
-        let folders: [(PathBuf, &NamePredicate); 6] = [
+        let folders: [(PathBuf, &NamePredicate); 8] = [
             (self.dir.clone(), &|n| failed(n) || is_temp(n)),
             (self.fluid_dir(), &|n| {
                 frame("fluid", ".ply", n) || is_temp(n)
             }),
             (self.rigid_dir(), &|n| frame("", ".ply", n) || is_temp(n)),
+            (self.surface_dir(), &|n| {
+                frame("surface", ".ply", n) || is_temp(n)
+            }),
             (vtk.clone(), &|n| n.ends_with(".pvd")),
             (vtk.join(FLUID_DIR), &|n| frame("fluid", ".vtu", n)),
             (vtk.join(RIGID_DIR), &|n| frame("", ".vtu", n)),
+            (vtk.join(SURFACE_DIR), &|n| frame("surface", ".vtu", n)),
         ];
         for (dir, own) in folders {
             let Ok(entries) = std::fs::read_dir(&dir) else {
@@ -201,7 +225,10 @@ impl RunDir {
                 if p.file_name().and_then(|n| n.to_str()).is_some_and(is_temp) {
                     return true;
                 }
-                let limit = if parent == self.fluid_dir() || parent == self.rigid_dir() {
+                let limit = if parent == self.fluid_dir()
+                    || parent == self.rigid_dir()
+                    || parent == self.surface_dir()
+                {
                     u64::from(frame)
                 } else if parent == self.dir && p.extension().is_some_and(|e| e == "json") {
                     step
@@ -231,6 +258,11 @@ impl RunDir {
     /// The VTK file of body `body`'s frame `index`, relative to the VTK export folder.
     pub fn vtk_body_name(body: &str, index: u32) -> String {
         format!("{RIGID_DIR}/{body}_{index:05}.vtu")
+    }
+
+    /// The VTK file of frame `index`'s liquid surface, relative to the VTK export folder.
+    pub fn vtk_surface_name(index: u32) -> String {
+        format!("{SURFACE_DIR}/surface_{index:05}.vtu")
     }
 
     /// `OUT/run.usda`, where `sphrigid export --to usd` writes by default.
@@ -280,6 +312,10 @@ mod tests {
             run.body_frame("lid", 12),
             Path::new("out/rigid/lid_00012.ply")
         );
+        assert_eq!(
+            run.surface_frame(7),
+            Path::new("out/surface/surface_00007.ply")
+        );
         assert_eq!(run.failed_lcp(42), Path::new("out/failed_lcp_42.json"));
         assert_eq!(run.manifest(), Path::new("out/manifest.json"));
         assert_eq!(run.rigid_states(), Path::new("out/rigid_states.csv"));
@@ -292,7 +328,7 @@ mod tests {
     fn own_files_are_the_run_files_and_nothing_else() {
         let tmp = tempfile::tempdir().unwrap();
         let run = RunDir::new(tmp.path());
-        for d in ["fluid", "rigid", "vtk/fluid", "notes"] {
+        for d in ["fluid", "rigid", "surface", "vtk/fluid", "notes"] {
             std::fs::create_dir_all(tmp.path().join(d)).unwrap();
         }
         let ours = [
@@ -302,6 +338,7 @@ mod tests {
             "fluid/fluid_00003.ply",
             "fluid/.fluid_00004.ply.1234.tmp",
             "rigid/lid_00012.ply",
+            "surface/surface_00003.ply",
             "vtk/fluid.pvd",
             "vtk/fluid/fluid_00001.vtu",
         ];
@@ -311,6 +348,7 @@ mod tests {
             "fluid/fluid_3.ply",
             "fluid/render.ply",
             "rigid/_00001.ply",
+            "surface/fluid_00001.ply",
             "notes/fluid_00001.ply",
             ".sphrigid.lock",
         ];
@@ -338,7 +376,8 @@ mod tests {
             [
                 "fluid/.fluid_00004.ply.1234.tmp",
                 "fluid/fluid_00003.ply",
-                "rigid/lid_00012.ply"
+                "rigid/lid_00012.ply",
+                "surface/surface_00003.ply"
             ]
         );
         assert_eq!(

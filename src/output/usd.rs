@@ -3,15 +3,21 @@
 //! `velocities`, `widths` (2 x particle radius) and `primvars:id` (int) are sampled at every
 //! frame; each body is a `Mesh` in its own frame with a time-sampled `xformOp:translate` and
 //! `xformOp:orient` from `rigid_states.csv` (or, for a body without states, time-sampled
-//! points). The stage is y-up, in metres, with one time code per frame at the run's fps.
+//! points). When frames have a liquid surface (`surface/surface_NNNNN.ply`), it is the `Mesh`
+//! prim `/run/fluid_surface` whose `points`, `faceVertexCounts`, `faceVertexIndices` (its
+//! topology changes from frame to frame), `normals` (per vertex), `velocities` and `extent`
+//! are sampled at each frame that has one. The stage is y-up, in metres, with one time code
+//! per frame at the run's fps.
 use super::export::{ExportReport, body_names};
 use super::fluid_frames::read_fluid_points;
 use super::manifest;
 use super::rigid_frames::{BodyMesh, read_body};
 use super::rigid_states::{self, StateRow};
 use super::run_dir::RunDir;
+use super::surface_frames::read_surface;
 use super::write_atomic;
 use crate::Result;
+use crate::surface::mesh::SurfaceMesh;
 use glam::{DQuat, DVec3};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -126,6 +132,47 @@ fn body_prim(s: &mut String, name: &str, meshes: &[(u32, BodyMesh)], states: &[&
     s.push_str("    }\n");
 }
 
+/// `/run/fluid_surface`: the liquid's surface meshes `surfaces` (frame, mesh), every
+/// attribute time-sampled since the topology changes from frame to frame; nothing when there
+/// are none.
+fn surface_prim(s: &mut String, surfaces: &[(u32, SurfaceMesh)]) {
+    if surfaces.is_empty() {
+        return;
+    }
+    s.push_str("\n    def Mesh \"fluid_surface\"\n    {\n");
+    samples(s, "int[] faceVertexCounts", surfaces, |s, m| {
+        list(s, m.triangles.iter().map(|_| 3))
+    });
+    samples(s, "int[] faceVertexIndices", surfaces, |s, m| {
+        list(s, m.triangles.iter().flatten())
+    });
+    samples(s, "point3f[] points", surfaces, |s, m| {
+        vec3s(s, &m.vertices)
+    });
+    s.push_str("        normal3f[] normals (\n            interpolation = \"vertex\"\n        )\n");
+    samples(s, "normal3f[] normals", surfaces, |s, m| {
+        vec3s(s, &m.normals)
+    });
+    samples(s, "vector3f[] velocities", surfaces, |s, m| {
+        vec3s(s, &m.velocities)
+    });
+    samples(s, "float3[] extent", surfaces, |s, m| {
+        let mut lo = [f32::INFINITY; 3];
+        let mut hi = [f32::NEG_INFINITY; 3];
+        for v in &m.vertices {
+            for c in 0..3 {
+                lo[c] = lo[c].min(v[c]);
+                hi[c] = hi[c].max(v[c]);
+            }
+        }
+        if m.vertices.is_empty() {
+            (lo, hi) = ([0.0; 3], [0.0; 3]);
+        }
+        vec3s(s, &[lo, hi]);
+    });
+    s.push_str("        uniform token subdivisionScheme = \"none\"\n    }\n");
+}
+
 /// Export the run in `run` as one USD text stage at `out`: every complete frame is a time
 /// sample; each file that is missing or unreadable (and an unfinished run) is noted in the
 /// report.
@@ -162,6 +209,16 @@ pub fn export(run: &RunDir, out: &Path) -> Result<ExportReport> {
     s.push_str("        int[] primvars:id (\n            interpolation = \"vertex\"\n        )\n");
     samples(&mut s, "int[] primvars:id", &fluid, |s, p| list(s, &p.id));
     s.push_str("    }\n");
+    let mut surfaces = Vec::new();
+    for f in &m.frames {
+        if let Some(path) = &f.surface {
+            match read_surface(path) {
+                Ok(mesh) => surfaces.push((f.index, mesh)),
+                Err(e) => report.missing(&e),
+            }
+        }
+    }
+    surface_prim(&mut s, &surfaces);
     let states = if m.frames.iter().any(|f| !f.rigid.is_empty()) {
         rigid_states::read(run).unwrap_or_else(|e| {
             report.missing(&e);
@@ -199,6 +256,35 @@ pub fn export(run: &RunDir, out: &Path) -> Result<ExportReport> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_surface_is_sampled_with_its_topology_at_each_frame() {
+        let mut s = String::new();
+        surface_prim(&mut s, &[]);
+        assert!(s.is_empty(), "no surface, no prim");
+        let tri = SurfaceMesh {
+            vertices: vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 2.0, 0.5]],
+            normals: vec![[0.0, 0.0, 1.0]; 3],
+            velocities: vec![[0.5, 0.0, 0.0]; 3],
+            triangles: vec![[0, 1, 2]],
+        };
+        let mut quad = tri.clone();
+        quad.vertices.push([1.0, 2.0, 0.0]);
+        quad.normals.push([0.0, 0.0, 1.0]);
+        quad.velocities.push([0.0, 0.0, 0.0]);
+        quad.triangles.push([1, 3, 2]);
+        surface_prim(&mut s, &[(0, tri), (4, quad)]);
+        for line in [
+            "    def Mesh \"fluid_surface\"",
+            "            0: [3],\n            4: [3, 3],",
+            "            0: [0, 1, 2],\n            4: [0, 1, 2, 1, 3, 2],",
+            "        normal3f[] normals (\n            interpolation = \"vertex\"\n        )",
+            "            0: [(0, 0, 0), (1, 2, 0.5)],",
+            "            4: [(0, 0, 0), (1, 2, 0.5)],",
+        ] {
+            assert!(s.contains(line), "{line:?} not in\n{s}");
+        }
+    }
 
     #[test]
     fn prim_names_are_identifiers() {

@@ -1,14 +1,18 @@
 //! The VTK export of a run (`sphrigid export RUN_DIR --to vtk`), for ParaView and splashsurf:
 //! `fluid.pvd` (a time series) over `fluid/fluid_NNNNN.vtu`, VTK XML unstructured grids of
 //! vertex cells with the point arrays `velocity` (3 components), `density` and `id`, and per
-//! body `<body>.pvd` over `rigid/<body>_NNNNN.vtu` of triangles. Binary data is appended raw,
-//! little-endian, with 64-bit block headers. Written by [`export`], read back by [`read_vtu`].
+//! body `<body>.pvd` over `rigid/<body>_NNNNN.vtu` of triangles. When frames have a liquid
+//! surface, `surface.pvd` over `surface/surface_NNNNN.vtu`: its triangles with the point arrays
+//! `Normals` and `Velocity` (3 components each). Binary data is appended raw, little-endian,
+//! with 64-bit block headers. Written by [`export`], read back by [`read_vtu`].
 use super::export::{ExportReport, body_names};
 use super::fluid_frames::{FluidPoints, read_fluid_points};
 use super::manifest;
 use super::rigid_frames::{BodyMesh, read_body};
-use super::run_dir::{RunDir, VTK_FLUID_SERIES};
+use super::run_dir::{RunDir, SURFACE_DIR, VTK_FLUID_SERIES, VTK_SURFACE_SERIES};
+use super::surface_frames::read_surface;
 use super::{create_dir, write_atomic};
+use crate::surface::mesh::SurfaceMesh;
 use crate::{Error, Result};
 use bytemuck::Pod;
 use std::path::Path;
@@ -20,6 +24,8 @@ const VTK_TRIANGLE: u8 = 5;
 
 /// An unstructured grid being assembled: the XML of its arrays and their appended bytes.
 struct Grid {
+    /// Attributes of the `PointData` element naming its active arrays (e.g. ` Normals="N"`).
+    point_attributes: String,
     point_data: String,
     points: String,
     cells: String,
@@ -29,6 +35,7 @@ struct Grid {
 impl Grid {
     fn new() -> Grid {
         Grid {
+            point_attributes: String::new(),
             point_data: String::new(),
             points: String::new(),
             cells: String::new(),
@@ -54,13 +61,13 @@ impl Grid {
              <VTKFile type=\"UnstructuredGrid\" version=\"1.0\" byte_order=\"LittleEndian\" header_type=\"UInt64\">\n\
              \x20 <UnstructuredGrid>\n\
              \x20   <Piece NumberOfPoints=\"{points}\" NumberOfCells=\"{cells}\">\n\
-             \x20     <PointData>\n{}      </PointData>\n\
+             \x20     <PointData{}>\n{}      </PointData>\n\
              \x20     <Points>\n{}      </Points>\n\
              \x20     <Cells>\n{}      </Cells>\n\
              \x20   </Piece>\n\
              \x20 </UnstructuredGrid>\n\
              \x20 <AppendedData encoding=\"raw\">\n_",
-            self.point_data, self.points, self.cells
+            self.point_attributes, self.point_data, self.points, self.cells
         )
         .into_bytes();
         out.extend_from_slice(&self.appended);
@@ -97,6 +104,22 @@ pub fn encode_mesh_vtu(mesh: &BodyMesh) -> Vec<u8> {
     let mut g = Grid::new();
     let xyz: Vec<f64> = mesh.vertices.iter().flatten().copied().collect();
     g.points = g.array("Float64", "Points", 3, &xyz);
+    let conn: Vec<i64> = mesh.triangles.iter().flatten().map(|&v| v as i64).collect();
+    let t = mesh.triangles.len();
+    let offsets: Vec<i64> = (1..=t as i64).map(|k| 3 * k).collect();
+    g.cells(&conn, &offsets, &vec![VTK_TRIANGLE; t]);
+    g.finish(mesh.vertices.len(), t)
+}
+
+/// The `.vtu` bytes of a liquid surface: its triangles, with the point arrays `Normals` (the
+/// grid's active normals) and `Velocity`.
+pub fn encode_surface_vtu(mesh: &SurfaceMesh) -> Vec<u8> {
+    let mut g = Grid::new();
+    let n = g.array("Float32", "Normals", 3, &mesh.normals);
+    let v = g.array("Float32", "Velocity", 3, &mesh.velocities);
+    g.point_attributes = " Normals=\"Normals\" Vectors=\"Velocity\"".into();
+    g.point_data = n + &v;
+    g.points = g.array("Float32", "Points", 3, &mesh.vertices);
     let conn: Vec<i64> = mesh.triangles.iter().flatten().map(|&v| v as i64).collect();
     let t = mesh.triangles.len();
     let offsets: Vec<i64> = (1..=t as i64).map(|k| 3 * k).collect();
@@ -162,7 +185,40 @@ pub fn export(run: &RunDir, out: &Path) -> Result<ExportReport> {
         write_atomic(&pvd, encode_pvd(&series).as_bytes())?;
         report.files.push(pvd);
     }
+    export_surface(&m.frames, out, &mut report)?;
     Ok(report)
+}
+
+/// `surface.pvd` over `surface/surface_NNNNN.vtu` in `out` for the frames that have a liquid
+/// surface (nothing when none has); a listed surface that is missing or unreadable goes to
+/// `report`.
+fn export_surface(
+    frames: &[manifest::FrameRef],
+    out: &Path,
+    report: &mut ExportReport,
+) -> Result<()> {
+    if frames.iter().all(|f| f.surface.is_none()) {
+        return Ok(());
+    }
+    create_dir(&out.join(SURFACE_DIR))?;
+    let mut series = Vec::new();
+    for f in frames {
+        let Some(path) = &f.surface else {
+            continue;
+        };
+        match read_surface(path) {
+            Ok(mesh) => {
+                let name = RunDir::vtk_surface_name(f.index);
+                write_atomic(&out.join(&name), &encode_surface_vtu(&mesh))?;
+                series.push((f.time, name));
+            }
+            Err(e) => report.missing(&e),
+        }
+    }
+    let pvd = out.join(VTK_SURFACE_SERIES);
+    write_atomic(&pvd, encode_pvd(&series).as_bytes())?;
+    report.files.push(pvd);
+    Ok(())
 }
 
 /// A `.vtu` file as read back by [`read_vtu`]: its point coordinates and named point arrays.
@@ -172,12 +228,14 @@ pub struct VtuRead {
     pub points: Vec<[f64; 3]>,
     /// Cell types, one per cell.
     pub cell_types: Vec<u8>,
+    /// The cells' point indices, one cell after another.
+    pub connectivity: Vec<u32>,
     /// Point arrays by name, widened to f64, components interleaved.
     pub point_data: Vec<(String, Vec<f64>)>,
 }
 
-/// Read a `.vtu` written by [`encode_fluid_vtu`] or [`encode_mesh_vtu`] (raw appended data,
-/// 64-bit headers).
+/// Read a `.vtu` written by [`encode_fluid_vtu`], [`encode_mesh_vtu`] or
+/// [`encode_surface_vtu`] (raw appended data, 64-bit headers).
 pub fn read_vtu(path: &Path) -> Result<VtuRead> {
     let bad = |what: &str| {
         Error::input(format!(
@@ -245,6 +303,8 @@ pub fn read_vtu(path: &Path) -> Result<VtuRead> {
             out.points = values.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
         } else if name == "types" {
             out.cell_types = values.iter().map(|&t| t as u8).collect();
+        } else if name == "connectivity" {
+            out.connectivity = values.iter().map(|&i| i as u32).collect();
         } else if in_point_data {
             out.point_data.push((name.to_string(), values));
         }
@@ -276,6 +336,45 @@ mod tests {
         assert_eq!(r.point_data[0].1, [0.5, 0.0, -1.0, 2.0, 3.0, 4.0]);
         assert_eq!(r.point_data[1].1, [998.0, 1001.5]);
         assert_eq!(r.point_data[2].1, [0.0, 7.0]);
+    }
+
+    #[test]
+    fn a_surface_grid_reads_back_as_triangles_with_normals_and_velocity() {
+        let mesh = SurfaceMesh {
+            vertices: vec![
+                [0.0, 0.0, 0.0],
+                [1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.0, 0.0, 1.0],
+            ],
+            normals: vec![
+                [-0.5, -0.5, -0.5],
+                [1.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0],
+                [0.0, 0.0, 1.0],
+            ],
+            velocities: vec![
+                [0.25, -1.0, 0.0],
+                [0.0, 0.0, 0.0],
+                [1.0, 2.0, 3.0],
+                [0.5, 0.0, 0.0],
+            ],
+            triangles: vec![[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]],
+        };
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("s.vtu");
+        let bytes = encode_surface_vtu(&mesh);
+        std::fs::write(&path, &bytes).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(text.contains("<PointData Normals=\"Normals\" Vectors=\"Velocity\">"));
+        let r = read_vtu(&path).unwrap();
+        assert_eq!(r.points[3], [0.0, 0.0, 1.0]);
+        assert_eq!(r.cell_types, [VTK_TRIANGLE; 4]);
+        assert_eq!(r.connectivity, [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3]);
+        let names: Vec<&str> = r.point_data.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["Normals", "Velocity"]);
+        assert_eq!(r.point_data[0].1[..3], [-0.5, -0.5, -0.5]);
+        assert_eq!(r.point_data[1].1[6..9], [1.0, 2.0, 3.0]);
     }
 
     #[test]

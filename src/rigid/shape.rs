@@ -44,42 +44,64 @@ impl PointDistance for FaceRef {
     }
 }
 
+/// The part of a triangle that a closest point lies on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TriangleFeature {
+    /// Corner 0, 1 or 2.
+    Vertex(usize),
+    /// The edge from corner k to corner (k + 1) % 3.
+    Edge(usize),
+    /// The interior.
+    Face,
+}
+
 /// The point of triangle (a, b, c) closest to `p` (Ericson, Real-Time Collision Detection 5.1.5).
 pub fn closest_point_on_triangle(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> DVec3 {
+    closest_feature(p, a, b, c).0
+}
+
+/// The point of triangle (a, b, c) closest to `p` and the feature it lies on.
+pub fn closest_feature(p: DVec3, a: DVec3, b: DVec3, c: DVec3) -> (DVec3, TriangleFeature) {
     let ab = b - a;
     let ac = c - a;
     let ap = p - a;
     let d1 = ab.dot(ap);
     let d2 = ac.dot(ap);
     if d1 <= 0.0 && d2 <= 0.0 {
-        return a;
+        return (a, TriangleFeature::Vertex(0));
     }
     let bp = p - b;
     let d3 = ab.dot(bp);
     let d4 = ac.dot(bp);
     if d3 >= 0.0 && d4 <= d3 {
-        return b;
+        return (b, TriangleFeature::Vertex(1));
     }
     let vc = d1 * d4 - d3 * d2;
     if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
-        return a + ab * (d1 / (d1 - d3));
+        return (a + ab * (d1 / (d1 - d3)), TriangleFeature::Edge(0));
     }
     let cp = p - c;
     let d5 = ab.dot(cp);
     let d6 = ac.dot(cp);
     if d6 >= 0.0 && d5 <= d6 {
-        return c;
+        return (c, TriangleFeature::Vertex(2));
     }
     let vb = d5 * d2 - d1 * d6;
     if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
-        return a + ac * (d2 / (d2 - d6));
+        return (a + ac * (d2 / (d2 - d6)), TriangleFeature::Edge(2));
     }
     let va = d3 * d6 - d5 * d4;
     if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
-        return b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6)));
+        return (
+            b + (c - b) * ((d4 - d3) / ((d4 - d3) + (d5 - d6))),
+            TriangleFeature::Edge(1),
+        );
     }
     let denom = 1.0 / (va + vb + vc);
-    a + ab * (vb * denom) + ac * (vc * denom)
+    (
+        a + ab * (vb * denom) + ac * (vc * denom),
+        TriangleFeature::Face,
+    )
 }
 
 impl MeshSolid {

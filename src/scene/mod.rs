@@ -9,6 +9,7 @@ pub mod joint;
 pub mod limits;
 pub mod liquid;
 pub mod locate;
+pub mod output;
 pub mod overrides;
 pub mod problem;
 pub mod schema;
@@ -19,6 +20,7 @@ pub use body::{BodySpec, OrientationSpec, Scale, ShapeSpec};
 pub use coupling::{CouplingMethod, CouplingSpec, LcpSolverChoice, OnLcpFailure};
 pub use joint::{JointSpec, JointType};
 pub use liquid::{Container, LiquidBlock, SolverSpec, Viscosity};
+pub use output::OutputSpec;
 pub use overrides::Override;
 pub use problem::Problem;
 pub use schema::Scene;
@@ -54,7 +56,7 @@ impl LoadedScene {
         if let Some(o) = out {
             return o.to_path_buf();
         }
-        if let Some(o) = &self.scene.output {
+        if let Some(o) = &self.scene.output.dir {
             return o.clone();
         }
         let stem = self

@@ -1,21 +1,22 @@
 //! The scene file's root table: its top-level keys and one field per table (`[time]`,
-//! `[solver]`, `[container]`, `[[liquid]]`, `[[body]]`, `[coupling]`, `[[joint]]`), each table's
+//! `[solver]`, `[container]`, `[output]`, `[[liquid]]`, `[[body]]`, `[coupling]`, `[[joint]]`), each table's
 //! type living in the module named after it.
 use super::body::BodySpec;
 use super::coupling::CouplingSpec;
 use super::joint::JointSpec;
 use super::liquid::{Container, LiquidBlock, SolverSpec};
+use super::output::OutputSpec;
 use super::time::TimeSpec;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
 
 /// A whole scene, as read from a TOML file. Unknown keys are rejected.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scene {
-    /// Output directory; `out/<scene file stem>` when absent. `--out` overrides it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<PathBuf>,
+    /// Where the run writes (`output = "dir"`) and what besides the frames (`[output]`
+    /// with `dir` and `surface`); see `scene::output`.
+    #[serde(default, skip_serializing_if = "OutputSpec::is_default")]
+    pub output: OutputSpec,
     /// Gravity in m/s^2.
     #[serde(default = "default_gravity")]
     pub gravity: [f64; 3],

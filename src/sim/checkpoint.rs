@@ -11,16 +11,27 @@ use crate::scene::Scene;
 use crate::{Error, Result};
 use serde_json::Value;
 
-/// The scene as run, as JSON, without `time.frames`.
+/// The scene as run, as JSON, without `time.frames` and `output.surface`.
 fn identity(scene: &Scene) -> Value {
     let mut v = serde_json::to_value(scene).expect("a scene serialises");
     strip_frames(&mut v);
     v
 }
 
+/// Drop what a resumed run may change: `time.frames` (which may grow) and `output.surface`
+/// (surfaces do not change the simulation); the output directory stays as it was written.
 fn strip_frames(v: &mut Value) {
     if let Some(time) = v.get_mut("time").and_then(Value::as_object_mut) {
         time.remove("frames");
+    }
+    let Some(root) = v.as_object_mut() else {
+        return;
+    };
+    if let Some(Value::Object(output)) = root.get("output") {
+        match output.get("dir").cloned() {
+            Some(dir) => root.insert("output".into(), dir),
+            None => root.remove("output"),
+        };
     }
 }
 

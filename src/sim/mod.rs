@@ -8,6 +8,7 @@ pub mod guard;
 pub mod outputs;
 pub mod runner;
 pub mod settle;
+pub mod surfaces;
 
 use crate::backend::Backend;
 use crate::coupling::kernel_boundary::BodyBoundary;

@@ -3,13 +3,15 @@
 //! a new run or for one resumed from a checkpoint (the tables cut back to the checkpoint's
 //! frame), writes a frame, and reports the tables' lengths for the next checkpoint.
 use super::Simulation;
+use super::surfaces::SurfaceWorker;
 use crate::coupling::leak::LeakCheck;
-use crate::output::manifest::FrameEntry;
+use crate::output::manifest::{FrameEntry, FrameRef};
 use crate::output::rigid_frames::manifest_entries;
 use crate::output::{
     Checkpoint, FrameWriter, JointErrorWriter, Manifest, MetricsRow, MetricsWriter,
     RigidFrameWriter, RunDir, StatesWriter,
 };
+use crate::surface::SurfaceParams;
 use crate::{Error, Result};
 
 /// The writers of a run's per-frame files.
@@ -21,6 +23,16 @@ pub struct RunOutputs {
     joint_errors: Option<JointErrorWriter>,
     metrics: MetricsWriter,
     leak_check: LeakCheck,
+    surface: Option<SurfaceWorker>,
+}
+
+/// What a run builds of the liquid's surface: its settings and the container it meets.
+#[derive(Debug, Clone)]
+pub struct SurfaceOutput {
+    /// The reconstruction's settings.
+    pub params: SurfaceParams,
+    /// The container's corners, if there is one.
+    pub container: Option<([f64; 3], [f64; 3])>,
 }
 
 impl RunOutputs {
@@ -33,9 +45,14 @@ impl RunOutputs {
         mut manifest: Manifest,
         fps: f64,
         resumed: Option<&Checkpoint>,
+        surface: Option<SurfaceOutput>,
     ) -> Result<RunOutputs> {
         let has_bodies = !sim.bodies.is_empty();
         let has_joints = !sim.joints().is_empty();
+        if let Some(s) = &surface {
+            manifest.surface = Some(serde_json::to_value(&s.params).expect("settings serialise"));
+        }
+        let worker = surface.map(|s| SurfaceWorker::start(run, s.container, s.params));
         let Some(c) = resumed else {
             let writer = FrameWriter::new(run, manifest)?;
             let rigid = if has_bodies {
@@ -49,6 +66,7 @@ impl RunOutputs {
                 joint_errors: has_joints.then(|| JointErrorWriter::new(run)),
                 metrics: MetricsWriter::new(run),
                 leak_check: LeakCheck::new(&sim.bodies),
+                surface: worker,
             });
         };
         manifest.frames = (0..=c.frame)
@@ -56,10 +74,16 @@ impl RunOutputs {
                 index,
                 time: index as f64 / fps,
                 fluid: RunDir::fluid_frame_name(index),
-                extra: if has_bodies {
-                    manifest_entries(&sim.bodies, index)
-                } else {
-                    Default::default()
+                extra: {
+                    let mut extra = if has_bodies {
+                        manifest_entries(&sim.bodies, index)
+                    } else {
+                        Default::default()
+                    };
+                    if run.surface_frame(index).is_file() {
+                        extra.insert("surface".into(), RunDir::surface_frame_name(index).into());
+                    }
+                    extra
                 },
             })
             .collect();
@@ -88,13 +112,84 @@ impl RunOutputs {
         for f in run.written_after(c.frame, c.steps) {
             std::fs::remove_file(&f).map_err(|e| Error::io(&f, e))?;
         }
-        Ok(RunOutputs {
+        let mut out = RunOutputs {
             writer,
             rigid,
             joint_errors,
             metrics,
             leak_check: LeakCheck::new(&sim.bodies),
-        })
+            surface: worker,
+        };
+        // Frames the run wrote before it was stopped, or before surfaces were asked for, that
+        // have no surface yet get one now.
+        if out.surface.is_some() {
+            for index in 0..=c.frame {
+                if !run.surface_frame(index).is_file() {
+                    out.submit_surface(sim, index, index as f64 / fps)?;
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Queue frame `index`'s surface (its files written) and list the surfaces finished.
+    fn submit_surface(&mut self, sim: &Simulation, index: u32, time: f64) -> Result<()> {
+        let Some(worker) = self.surface.as_mut() else {
+            return Ok(());
+        };
+        let run = self.writer.run();
+        let frame = FrameRef {
+            index,
+            time,
+            fluid: run.fluid_frame(index),
+            rigid: sim
+                .bodies
+                .iter()
+                .map(|b| (b.name.clone(), run.body_frame(&b.name, index)))
+                .collect(),
+            surface: None,
+        };
+        for done in worker.submit(frame)? {
+            self.writer.manifest.add_surface(done);
+        }
+        Ok(())
+    }
+
+    /// The frames whose surface could not be built since the last call, each with a line that
+    /// says why (the run goes on without them; `sphrigid surface` can build them later).
+    pub fn surface_failures(&mut self) -> Vec<String> {
+        let Some(w) = self.surface.as_mut() else {
+            return Vec::new();
+        };
+        std::mem::take(&mut w.failures)
+            .into_iter()
+            .map(|(frame, e)| {
+                format!(
+                    "frame {frame}: no liquid surface: {e} (the run goes on; rebuild it with `sphrigid surface {} --frames {frame}`)",
+                    self.writer.run().path().display()
+                )
+            })
+            .collect()
+    }
+
+    /// Wait for the surfaces still being built, list them, and mark the run complete (or
+    /// not) in the manifest.
+    pub fn finish(&mut self, complete: bool) -> Result<()> {
+        let built = match self.surface.as_mut() {
+            Some(w) => w.finish(),
+            None => Ok(Vec::new()),
+        };
+        let built = match built {
+            Ok(b) => b,
+            Err(e) => {
+                self.writer.finish(false)?;
+                return Err(e);
+            }
+        };
+        for done in built {
+            self.writer.manifest.add_surface(done);
+        }
+        self.writer.finish(complete)
     }
 
     /// Write frame `frame` at simulated time `time`: its figures, the bodies' frames, states
@@ -125,8 +220,14 @@ impl RunOutputs {
             let joints = sim.coupler.as_ref().map_or(&[][..], |c| &c.joints);
             j.write_frame(joints, &sim.bodies, &mut sim.joint_peaks, frame, time)?;
         }
+        if let Some(w) = self.surface.as_mut() {
+            for done in w.finished() {
+                self.writer.manifest.add_surface(done);
+            }
+        }
         self.writer
-            .write_frame_with(sim.particles(), sim.liquid.params(), frame, time, extra)
+            .write_frame_with(sim.particles(), sim.liquid.params(), frame, time, extra)?;
+        self.submit_surface(sim, frame, time)
     }
 
     /// Bytes written so far to `rigid_states.csv`, `joint_errors.csv` and `run_metrics.csv`.

@@ -2,12 +2,13 @@
 //! checkpoint, report progress, and stop cleanly when asked (a signal) at the end of a step.
 use super::Simulation;
 use super::checkpoint::{self, changed_keys, scene_hash};
-use super::outputs::RunOutputs;
+use super::outputs::{RunOutputs, SurfaceOutput};
 use crate::backend::Backend;
 use crate::output::{
     Checkpoint, Claim, FallbackEntry, FrameWriter, Manifest, RunDir, failed_lcp, lock,
 };
 use crate::scene::LoadedScene;
+use crate::surface::SurfaceParams;
 use crate::{Error, Result};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -120,6 +121,7 @@ pub fn initial_manifest(
         steps: 0,
         wall_seconds: 0.0,
         lcp_fallbacks: Vec::new(),
+        surface: None,
         frames: Vec::new(),
     }
 }
@@ -241,7 +243,18 @@ pub fn run(
     let mut sim = Simulation::setup_from(loaded, opts.backend, resumed.clone())?;
     let guard = super::guard::StateGuard::new(scene, &sim);
     let manifest = initial_manifest(loaded, &sim, opts.backend, frames);
-    let mut out = RunOutputs::open(&run_dir, &sim, manifest, scene.time.fps, resumed.as_ref())?;
+    let surface = scene.output.surface.then(|| SurfaceOutput {
+        params: SurfaceParams::for_run(manifest.particle_radius, manifest.kernel_radius),
+        container: scene.container.as_ref().map(|c| (c.min, c.max)),
+    });
+    let mut out = RunOutputs::open(
+        &run_dir,
+        &sim,
+        manifest,
+        scene.time.fps,
+        resumed.as_ref(),
+        surface,
+    )?;
     drop(resumed);
     let (first_frame, resumed_steps, wall_before) = at.unwrap_or((0, 0, 0.0));
     let mut unsolved_files = 0;
@@ -310,7 +323,7 @@ pub fn run(
         out.writer.manifest.wall_seconds = wall_before + start.elapsed().as_secs_f64();
         if let Err((step, e)) = result {
             out.writer.manifest.failed = Some(format!("step {step}: {e}"));
-            out.writer.finish(false)?;
+            out.finish(false)?;
             let mut replay = String::new();
             if let Some(failure) = sim.failed_lcp.take() {
                 let path = failed_lcp::write(&run_dir, sim.steps + 1, failure.problem)?;
@@ -348,6 +361,9 @@ pub fn run(
             if due {
                 save(&sim, &out, frame)?;
             }
+            for line in out.surface_failures() {
+                log(&line);
+            }
             sim.times.add(crate::timing::Phase::Output, t0.elapsed());
             last = Progress {
                 frame,
@@ -371,7 +387,7 @@ pub fn run(
                 signal_name(signal),
                 sim.steps
             ));
-            out.writer.finish(false)?;
+            out.finish(false)?;
             return Ok(RunSummary {
                 last,
                 out: opts.out.clone(),
@@ -382,7 +398,10 @@ pub fn run(
         }
     }
     out.writer.manifest.wall_seconds = wall_before + start.elapsed().as_secs_f64();
-    out.writer.finish(true)?;
+    out.finish(true)?;
+    for line in out.surface_failures() {
+        log(&line);
+    }
     Ok(RunSummary {
         last,
         out: opts.out.clone(),
