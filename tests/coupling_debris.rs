@@ -208,17 +208,7 @@ fn overlaps(
     cells: &[Occupancy],
     container: Option<(DVec3, DVec3)>,
 ) -> ((f64, usize, usize), (f64, usize)) {
-    let reach: Vec<f64> = bodies
-        .iter()
-        .map(|b| {
-            b.clump
-                .positions
-                .iter()
-                .map(|p| p.length())
-                .fold(0.0, f64::max)
-                + b.clump.radius * 3f64.sqrt()
-        })
-        .collect();
+    let reach: Vec<f64> = bodies.iter().map(|b| b.clump.cell_reach()).collect();
     let mut pair = (0.0, 0, 0);
     let mut wall = (0.0, 0);
     for (a, ba) in bodies.iter().enumerate() {

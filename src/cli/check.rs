@@ -177,7 +177,13 @@ pub fn run(args: CheckArgs) -> Result<()> {
         );
     }
     let disk = (particles.len() * 32) as f64 / (1 << 20) as f64;
-    let _ = match measured_bytes_per_particle(&loaded)? {
+    // The measurement sets the scene up again: only worth it with liquid to count.
+    let measured = if particles.is_empty() {
+        None
+    } else {
+        measured_bytes_per_particle(&loaded)?
+    };
+    let _ = match measured {
         Some(b) => writeln!(
             o,
             "  memory measured    {:.1} MiB (CPU: {b:.0} B per particle, over setup and one step), {disk:.1} MiB per frame on disk",

@@ -247,14 +247,8 @@ pub fn body_body_contacts_into(
     out: &mut Vec<BodyContact>,
 ) {
     buf.reach.clear();
-    buf.reach.extend(bodies.iter().map(|b| {
-        b.clump
-            .positions
-            .iter()
-            .map(|p| p.length())
-            .fold(0.0, f64::max)
-            + b.clump.radius
-    }));
+    buf.reach
+        .extend(bodies.iter().map(|b| b.clump.farthest() + b.clump.radius));
     let reach = &buf.reach;
     for a in 0..bodies.len() {
         for b in a + 1..bodies.len() {

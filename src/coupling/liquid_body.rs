@@ -43,17 +43,7 @@ impl SurfaceIndex {
     /// Find the cells of `bodies`.
     pub fn new(bodies: &[RigidBody]) -> SurfaceIndex {
         let cells = bodies.iter().map(|b| Occupancy::new(&b.clump)).collect();
-        let reach = bodies
-            .iter()
-            .map(|b| {
-                b.clump
-                    .positions
-                    .iter()
-                    .map(|p| p.length())
-                    .fold(0.0, f64::max)
-                    + b.clump.radius * 3f64.sqrt()
-            })
-            .collect();
+        let reach = bodies.iter().map(|b| b.clump.cell_reach()).collect();
         SurfaceIndex { cells, reach }
     }
 

@@ -21,6 +21,7 @@ use super::structured::{StructuredProblem, StructuredScratch};
 use model::{Model, SubSolve};
 
 mod dual;
+mod islands;
 mod layout;
 mod model;
 

@@ -47,6 +47,20 @@ impl Clump {
         clump_mass_properties(&self.positions, &masses, self.radius, self.spacing.powi(3))
     }
 
+    /// The largest distance of a particle centre from the body frame's origin, m.
+    pub fn farthest(&self) -> f64 {
+        self.positions
+            .iter()
+            .map(|p| p.length())
+            .fold(0.0, f64::max)
+    }
+
+    /// The largest distance of a particle cell's corner from the body frame's origin, m: how
+    /// far the solid the contacts see (the union of the particles' cells) reaches.
+    pub fn cell_reach(&self) -> f64 {
+        self.farthest() + self.radius * 3f64.sqrt()
+    }
+
     /// Move every particle by `offset`.
     pub fn translate(&mut self, offset: DVec3) {
         for p in &mut self.positions {

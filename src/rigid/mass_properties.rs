@@ -89,20 +89,35 @@ pub fn clump_mass_properties(
     radius: f64,
     cell_volume: f64,
 ) -> MassProperties {
-    let mass: f64 = masses.iter().sum();
-    let com = positions
-        .iter()
-        .zip(masses)
-        .fold(DVec3::ZERO, |acc, (p, m)| acc + *p * *m)
-        / mass;
+    points_mass_properties(
+        || positions.iter().copied().zip(masses.iter().copied()),
+        radius,
+        cell_volume,
+    )
+}
+
+/// [`clump_mass_properties`] of the (position, mass) pairs `points()` yields (called twice:
+/// the same pairs in the same order each time), with no array of them made.
+pub fn points_mass_properties<I: Iterator<Item = (DVec3, f64)>>(
+    points: impl Fn() -> I,
+    radius: f64,
+    cell_volume: f64,
+) -> MassProperties {
+    let (mut count, mut mass, mut moment) = (0usize, -0.0, DVec3::ZERO);
+    for (p, m) in points() {
+        count += 1;
+        mass += m;
+        moment += p * m;
+    }
+    let com = moment / mass;
     let mut inertia = DMat3::ZERO;
-    for (p, &m) in positions.iter().zip(masses) {
-        let r = *p - com;
+    for (p, m) in points() {
+        let r = p - com;
         let sphere = 0.4 * m * radius * radius;
         inertia += DMat3::from_diagonal(DVec3::splat(sphere + m * r.dot(r))) - outer(r, r) * m;
     }
     MassProperties {
-        volume: positions.len() as f64 * cell_volume,
+        volume: count as f64 * cell_volume,
         mass,
         com,
         inertia,

@@ -41,26 +41,39 @@ pub struct Occupancy {
 /// where `mask` is true, capped at `cap`: three separable passes, one per axis, each a
 /// window of `cap` cells either side (`max` distributes over `min`).
 fn chebyshev(mask: &[bool], dims: [i64; 3], cap: i64) -> Vec<u8> {
-    let mut d: Vec<i64> = mask.iter().map(|&m| if m { 0 } else { cap }).collect();
-    let stride = [1, dims[0], dims[0] * dims[1]];
-    let mut next = d.clone();
+    let cap = cap.clamp(0, u8::MAX as i64) as u8;
+    let mut d: Vec<u8> = mask.iter().map(|&m| if m { 0 } else { cap }).collect();
+    let n = dims.map(|v| v.max(0) as usize);
+    let stride = [1, n[0], n[0] * n[1]];
+    let mut next = vec![0u8; d.len()];
     for a in 0..3 {
-        for (i, out) in next.iter_mut().enumerate() {
-            let i = i as i64;
-            let coord = (i / stride[a]) % dims[a];
-            let mut best = d[i as usize];
-            for o in 1..cap.min(best) {
-                for c in [coord - o, coord + o] {
-                    if (0..dims[a]).contains(&c) {
-                        best = best.min(o.max(d[(i + (c - coord) * stride[a]) as usize]));
+        let (len, step) = (n[a], stride[a]);
+        // Cells in memory order, each one's coordinate along `a` from the loop counters.
+        let mut i = 0;
+        for k in 0..n[2] {
+            for j in 0..n[1] {
+                for x in 0..n[0] {
+                    let coord = [x, j, k][a];
+                    let mut best = d[i];
+                    // A neighbour `o` cells away offers at least `o`: past `best`, none helps.
+                    let mut o = 1;
+                    while (o as u8) < best {
+                        if coord >= o {
+                            best = best.min((o as u8).max(d[i - o * step]));
+                        }
+                        if coord + o < len {
+                            best = best.min((o as u8).max(d[i + o * step]));
+                        }
+                        o += 1;
                     }
+                    next[i] = best;
+                    i += 1;
                 }
             }
-            *out = best;
         }
         std::mem::swap(&mut d, &mut next);
     }
-    d.into_iter().map(|v| v as u8).collect()
+    d
 }
 
 impl Occupancy {

@@ -1,6 +1,7 @@
 //! Filling a shape with particles on a cubic lattice: inside tests (exact winding numbers for
 //! meshes, convex or not), surface marking, normals and mass scaling.
 use super::clump::Clump;
+use super::mass_properties::points_mass_properties;
 use super::mesh::TriMesh;
 use super::shape::Shape;
 use crate::{Error, Result};
@@ -224,7 +225,8 @@ pub fn sample(shape: &Shape, spacing: f64, density: f64, source: &str) -> Result
     }
     let exact = shape.mass_properties(density);
     let base = Lattice::covering(lo, hi, spacing);
-    let mut best: Option<(f64, Clump)> = None;
+    // Score each phase from its inside points alone; only the best one is filled.
+    let mut best: Option<(f64, Lattice, Vec<bool>)> = None;
     for shift in 0..8 {
         let mut lat = base;
         for axis in 0..3 {
@@ -233,31 +235,38 @@ pub fn sample(shape: &Shape, spacing: f64, density: f64, source: &str) -> Result
                 lat.dims[axis] += 1;
             }
         }
-        let (positions, surface) = fill(shape, &lat);
-        if positions.is_empty() {
+        let inside = shape_inside(shape, &lat);
+        let n = inside.iter().filter(|&&b| b).count();
+        if n == 0 {
             continue;
         }
-        let n = positions.len();
-        let clump = Clump {
-            particle_mass: exact.mass / n as f64,
-            positions,
-            spacing,
-            radius: spacing / 2.0,
-            surface,
-            normals: vec![DVec3::ZERO; n],
-        };
-        let mp = clump.mass_properties();
+        let m = exact.mass / n as f64;
+        let mp = points_mass_properties(
+            || inside_points(&inside, &lat).map(|p| (p, m)),
+            spacing / 2.0,
+            spacing.powi(3),
+        );
         let score =
             mp.inertia_relative_difference(&exact) + (mp.com - exact.com).length() / ext.length();
-        if best.as_ref().is_none_or(|(b, _)| score < *b) {
-            best = Some((score, clump));
+        if best.as_ref().is_none_or(|(b, _, _)| score < *b) {
+            best = Some((score, lat, inside));
         }
     }
-    let Some((_, mut clump)) = best else {
+    let Some((_, lat, inside)) = best else {
         return Err(Error::input(format!(
             "{source}: spacing {spacing} is too coarse, no lattice point falls inside the body (extents {:?}); fix: use a smaller spacing",
             ext.to_array()
         )));
+    };
+    let (positions, surface) = fill(&inside, &lat);
+    let n = positions.len();
+    let mut clump = Clump {
+        particle_mass: exact.mass / n as f64,
+        positions,
+        spacing,
+        radius: spacing / 2.0,
+        surface,
+        normals: vec![DVec3::ZERO; n],
     };
     for ((p, s), n) in clump
         .positions
@@ -272,10 +281,19 @@ pub fn sample(shape: &Shape, spacing: f64, density: f64, source: &str) -> Result
     Ok(clump)
 }
 
-/// The inside lattice points of `shape` and whether each is on the surface (a lattice
-/// neighbour along some axis is outside).
-fn fill(shape: &Shape, lat: &Lattice) -> (Vec<DVec3>, Vec<bool>) {
-    let inside = shape_inside(shape, lat);
+/// The lattice points marked `inside`, in lattice order (x fastest), as [`fill`] lists them.
+fn inside_points<'a>(inside: &'a [bool], lat: &'a Lattice) -> impl Iterator<Item = DVec3> + 'a {
+    let [nx, ny, _] = lat.dims;
+    inside
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b)
+        .map(move |(l, _)| lat.point(l % nx, (l / nx) % ny, l / (nx * ny)))
+}
+
+/// The lattice points marked `inside` and whether each is on the surface (a lattice
+/// neighbour along some axis is outside), in lattice order.
+fn fill(inside: &[bool], lat: &Lattice) -> (Vec<DVec3>, Vec<bool>) {
     let [nx, ny, nz] = lat.dims;
     let is_in = |i: isize, j: isize, k: isize| {
         i >= 0

@@ -7,6 +7,7 @@
 //! complement `S = D_RR + J_R Y` has an entry only where two rows share a particle or a group:
 //! each costs 6 or 12 products, and S is exactly symmetric by construction.
 use super::BlockPivot;
+use super::islands::{Islands, root};
 use crate::lcp::boxed::{BoxedWork, MatrixFacts, State, boxed_solve_in};
 use crate::lcp::dantzig::{DantzigWork, dantzig_warm_in, guarded_options};
 use crate::lcp::fixed_point::states_of;
@@ -136,21 +137,6 @@ impl Default for SubSolve {
             part_z: Vec::new(),
         }
     }
-}
-
-/// The root of `b` in the union-find `parent` (paths halved on the way).
-fn root(parent: &mut [usize], mut b: usize) -> usize {
-    while parent[b] != b {
-        parent[b] = parent[parent[b]];
-        b = parent[b];
-    }
-    b
-}
-
-/// Join the sets of `a` and `b` in the union-find `parent` (the smaller root wins).
-fn union(parent: &mut [usize], a: usize, b: usize) {
-    let (ra, rb) = (root(parent, a), root(parent, b));
-    parent[ra.max(rb)] = ra.min(rb);
 }
 
 /// The groups of bodies that active liquid rows on two bodies join (union-find): the group of
@@ -384,53 +370,25 @@ impl BlockPivot<'_> {
         }
         // The exact rows' components: rows on one particle, on one group of bodies, or a friction
         // row and its normal are joined.
-        let parent = &mut w.row_parent;
-        parent.clear();
-        parent.extend(0..ne);
+        let mut islands = Islands {
+            parent: &mut w.row_parent,
+            label: &mut w.label,
+            start: &mut model.comp_start,
+            rows: &mut model.comp_rows,
+        };
+        islands.reset(ne);
         for rows in self.groups() {
-            for &a in rows.iter().skip(1) {
-                union(parent, rows[0], a);
-            }
+            islands.join_all(rows);
         }
         for gc in ys.iter() {
-            for &a in gc.rows.iter().skip(1) {
-                union(parent, gc.rows[0], a);
-            }
+            islands.join_all(&gc.rows);
         }
         for (a, n) in self.local_friction.iter().enumerate() {
             if let Some(n) = *n {
-                union(parent, a, n);
+                islands.join(a, n);
             }
         }
-        let label = &mut w.label;
-        label.clear();
-        label.resize(ne, usize::MAX);
-        let start = &mut model.comp_start;
-        start.clear();
-        start.push(0);
-        for a in 0..ne {
-            let r = root(parent, a);
-            if label[r] == usize::MAX {
-                label[r] = start.len() - 1;
-                start.push(0);
-            }
-            label[a] = label[r];
-            start[label[a] + 1] += 1;
-        }
-        for c in 1..start.len() {
-            start[c] += start[c - 1];
-        }
-        // Rows placed by a counting sort, in increasing order within each component; `parent`
-        // serves as each component's next free place.
-        let comp_rows = &mut model.comp_rows;
-        comp_rows.clear();
-        comp_rows.resize(ne, 0);
-        parent.clear();
-        parent.extend_from_slice(&start[..start.len() - 1]);
-        for (a, &c) in label.iter().enumerate() {
-            comp_rows[parent[c]] = a;
-            parent[c] += 1;
-        }
+        islands.finish();
         let sub = &mut model.sub;
         sub.q.clear();
         sub.q.extend(
