@@ -473,6 +473,18 @@ fn twenty_seven_boxes_in_a_dam_break_run_to_the_end() {
     check_all(vec![("27 boxes".into(), box27())], Backend::Cpu);
 }
 
+/// The 27-sphere scene of issue 49 (radius 0.015 m, resting on the floor).
+fn sphere27() -> LoadedScene {
+    let text = dam_break_with_27("sphere", r#"{ type = "sphere", radius = 0.015 }"#, 0.015);
+    load(&text, "sphere27.toml", &[])
+}
+
+#[test]
+#[ignore = "validation tier: cargo test -- --include-ignored"]
+fn twenty_seven_spheres_in_a_dam_break_run_to_the_end() {
+    check_all(vec![("27 spheres".into(), sphere27())], Backend::Cpu);
+}
+
 /// The three layouts' seeds.
 const SEEDS: [u64; 3] = [1, 2, 3];
 

@@ -21,7 +21,12 @@ pub struct PushBuffers {
     entries: Vec<(u32, DVec3)>,
     sums: SlotSums,
     point: SlotLookup<(DVec3, u32)>,
+    pushed: SlotLookup<DVec3>,
 }
+
+/// A contact whose particle's summed push leaves it deeper than the slop by more than this
+/// fraction of the slop moves its body by the rest.
+const MISSED: f64 = 1e-6;
 
 /// The position corrections of liquid particles that overlap a body by more than the slop:
 /// along the body's normal, to within the slop, but never through a wall. What a wall blocks
@@ -47,6 +52,18 @@ pub fn push_out(
             .map(|c| (c.slot, c.normal * (c.depth - slop))),
     );
     sum_by_slot_into(&buf.entries, &mut buf.sums, pushes);
+    // A particle pressed by two bodies from opposite sides (liquid squeezed between them) is
+    // pushed by the sum, which leaves it short of where each contact wants it: what a contact
+    // misses moves its body instead, as a wall's block does. A particle touching one body
+    // misses nothing (the threshold keeps rounding out).
+    buf.pushed.refill(pushes.iter().copied());
+    for c in contacts.iter().filter(|c| c.depth > slop) {
+        let got = buf.pushed.get(c.slot).map_or(0.0, |d| d.dot(c.normal));
+        let missed = c.depth - slop - got;
+        if missed > MISSED * slop {
+            raise_along(&mut shift[c.body as usize], -c.normal, missed);
+        }
+    }
     let Some(w) = &params.walls else {
         return;
     };
