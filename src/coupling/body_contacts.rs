@@ -179,6 +179,9 @@ pub fn wall_contacts(bodies: &[RigidBody], walls: &Walls, liquid_radius: f64) ->
 pub struct ContactBuffers {
     patch: Vec<(DVec3, f64)>,
     reach: Vec<f64>,
+    /// Bodies by the low x of their bounding spheres, and the pairs whose x-ranges overlap.
+    order: Vec<usize>,
+    pairs: Vec<(usize, usize)>,
     pos: Vec<glam::Vec3A>,
     found: Vec<Option<LiquidBodyContact>>,
     contacts: Vec<LiquidBodyContact>,
@@ -250,60 +253,76 @@ pub fn body_body_contacts_into(
     buf.reach
         .extend(bodies.iter().map(|b| b.clump.farthest() + b.clump.radius));
     let reach = &buf.reach;
-    for a in 0..bodies.len() {
-        for b in a + 1..bodies.len() {
-            let (ba, bb) = (&bodies[a], &bodies[b]);
-            if !ba.dynamic && !bb.dynamic {
-                continue;
+    // Broad phase: sweep and prune along x over the bounding spheres, then the pairs in
+    // (a, b) order, so the contacts come out as a loop over every pair would give them.
+    let lo = |i: usize| bodies[i].state.x.x - reach[i];
+    buf.order.clear();
+    buf.order.extend(0..bodies.len());
+    buf.order
+        .sort_unstable_by(|&i, &j| lo(i).total_cmp(&lo(j)).then(i.cmp(&j)));
+    buf.pairs.clear();
+    for (k, &i) in buf.order.iter().enumerate() {
+        let hi = bodies[i].state.x.x + reach[i];
+        for &j in &buf.order[k + 1..] {
+            if lo(j) > hi {
+                break;
             }
-            // Broad phase: bounding spheres about the centres of mass.
-            if (ba.state.x - bb.state.x).length() > reach[a] + reach[b] {
-                continue;
-            }
-            if skip(a, b) {
-                continue;
-            }
-            let ca = &ba.clump;
-            buf.pos.clear();
-            buf.pos
-                .extend((0..ca.len()).filter(|&k| ca.surface[k]).map(|k| {
-                    let x = ba.state.x + ba.rotation() * ca.positions[k];
-                    glam::Vec3A::new(x.x as f32, x.y as f32, x.z as f32)
-                }));
-            buf.contacts.clear();
-            index.contacts_with_into(
-                bodies,
-                b,
-                &buf.pos,
-                ca.radius,
-                &mut buf.found,
-                &mut buf.contacts,
-            );
-            let found = &buf.contacts;
-            if found.is_empty() {
-                continue;
-            }
-            let mean = found
-                .iter()
-                .map(|c| c.normal)
-                .sum::<DVec3>()
-                .normalize_or(DVec3::Y);
-            buf.patch.clear();
-            buf.patch.extend(
-                found
-                    .iter()
-                    .map(|c| (c.point - c.normal * ca.radius, c.depth)),
-            );
-            reduce_patch_each(&buf.patch, mean, |(point, depth)| {
-                out.push(BodyContact {
-                    a: a as u32,
-                    b: Some(b as u32),
-                    point,
-                    normal: mean,
-                    depth,
-                })
-            });
+            buf.pairs.push((i.min(j), i.max(j)));
         }
+    }
+    buf.pairs.sort_unstable();
+    for &(a, b) in &buf.pairs {
+        let (ba, bb) = (&bodies[a], &bodies[b]);
+        if !ba.dynamic && !bb.dynamic {
+            continue;
+        }
+        // Broad phase: bounding spheres about the centres of mass.
+        if (ba.state.x - bb.state.x).length() > reach[a] + reach[b] {
+            continue;
+        }
+        if skip(a, b) {
+            continue;
+        }
+        let ca = &ba.clump;
+        buf.pos.clear();
+        buf.pos
+            .extend((0..ca.len()).filter(|&k| ca.surface[k]).map(|k| {
+                let x = ba.state.x + ba.rotation() * ca.positions[k];
+                glam::Vec3A::new(x.x as f32, x.y as f32, x.z as f32)
+            }));
+        buf.contacts.clear();
+        index.contacts_with_into(
+            bodies,
+            b,
+            &buf.pos,
+            ca.radius,
+            &mut buf.found,
+            &mut buf.contacts,
+        );
+        let found = &buf.contacts;
+        if found.is_empty() {
+            continue;
+        }
+        let mean = found
+            .iter()
+            .map(|c| c.normal)
+            .sum::<DVec3>()
+            .normalize_or(DVec3::Y);
+        buf.patch.clear();
+        buf.patch.extend(
+            found
+                .iter()
+                .map(|c| (c.point - c.normal * ca.radius, c.depth)),
+        );
+        reduce_patch_each(&buf.patch, mean, |(point, depth)| {
+            out.push(BodyContact {
+                a: a as u32,
+                b: Some(b as u32),
+                point,
+                normal: mean,
+                depth,
+            })
+        });
     }
 }
 
