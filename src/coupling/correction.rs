@@ -29,9 +29,10 @@ pub struct PushBuffers {
 const MISSED: f64 = 1e-6;
 
 /// The position corrections of liquid particles that overlap a body by more than the slop:
-/// along the body's normal, to within the slop, but never through a wall. What a wall blocks
-/// moves the body instead: the per-body shifts (a particle caught between a body and a wall
-/// holds the body off the wall). Into `pushes` and `shift` (both cleared first; `buf` holds
+/// along the body's normal, to within the slop, but never through a wall. What a wall blocks,
+/// or what the summed push of a particle pressed by two bodies leaves short, moves the body
+/// instead: the per-body shifts (a particle caught between a body and a wall, or squeezed
+/// between two bodies, holds them apart). Into `pushes` and `shift` (both cleared first; `buf` holds
 /// the scratch buffers, all kept between steps).
 pub fn push_out(
     contacts: &[LiquidBodyContact],
