@@ -141,21 +141,26 @@ fn a_still_block_in_a_container_is_closed_holds_its_volume_and_meets_floor_and_w
     );
 }
 
-#[test]
-fn a_ball_of_particles_has_the_radius_of_a_sphere_of_its_volume() {
-    // Lattice points within 9.3 spacings of the centre; R is the radius of the sphere whose
-    // volume is N s^3.
-    let c = [0.1f64; 3];
-    let pos: Vec<[f32; 3]> = lattice([20, 20, 20], [0.0; 3])
+/// The points of a 20 x 20 x 20 lattice within `spacings` spacings of `c`.
+fn ball(c: [f64; 3], spacings: f64) -> Vec<[f32; 3]> {
+    lattice([20, 20, 20], [0.0; 3])
         .into_iter()
         .filter(|p| {
             (0..3)
                 .map(|a| (p[a] as f64 - c[a]).powi(2))
                 .sum::<f64>()
                 .sqrt()
-                < 9.3 * S
+                < spacings * S
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn a_ball_of_particles_has_the_radius_of_a_sphere_of_its_volume() {
+    // Lattice points within 9.3 spacings of the centre; R is the radius of the sphere whose
+    // volume is N s^3.
+    let c = [0.1f64; 3];
+    let pos = ball(c, 9.3);
     let r = (3.0 * pos.len() as f64 / (4.0 * std::f64::consts::PI)).cbrt() * S;
     let mesh = reconstruct(&pos, &still(pos.len()), &params(), &Obstacles::default()).unwrap();
     assert_eq!(mesh.open_edges(), 0);
@@ -249,16 +254,7 @@ fn the_surface_does_not_cut_into_a_body() {
 #[test]
 fn normals_are_unit_and_outward() {
     let c = [0.1f64; 3];
-    let ball: Vec<[f32; 3]> = lattice([20, 20, 20], [0.0; 3])
-        .into_iter()
-        .filter(|p| {
-            (0..3)
-                .map(|a| (p[a] as f64 - c[a]).powi(2))
-                .sum::<f64>()
-                .sqrt()
-                < 8.0 * S
-        })
-        .collect();
+    let ball = ball(c, 8.0);
     let ball_mesh =
         reconstruct(&ball, &still(ball.len()), &params(), &Obstacles::default()).unwrap();
     let (_, _, block_mesh) = block_in_container();
