@@ -182,3 +182,32 @@ fn every_failure_is_solved_or_proven_infeasible() {
         }
     }
 }
+
+/// Contact problems of a hundred bodies piled up against the far wall by a dam break, friction
+/// 0.5 (issue 49; tests/data/lcp_failures/piles/): one component of 381 exact rows whose
+/// friction rounds do not settle from a cold start, and one of 567 whose rounds settle too
+/// slowly once warm. The first ended at the pivot limit (residual 4.5e-9) and the second was
+/// left to the last resort, both their standard forms being past the guard's size then.
+#[test]
+fn piles_of_bodies_with_friction_are_solved_exactly() {
+    let files = common::json_files("tests/data/lcp_failures/piles");
+    assert_eq!(files.len(), 2);
+    for path in files {
+        let file = name(&path);
+        let p = structured(&path);
+        let n = p.len();
+        let s = block_pivot(&p, &Options::default()).expect("a valid problem");
+        assert_eq!(s.outcome, Outcome::Solved, "{file}");
+        let r = s.residuals;
+        assert!(r.relative() <= RESIDUAL, "{file}: residuals {r:?}");
+        let w = p.w(&s.z);
+        let wscale = max_abs(&p.q()).max(max_abs(&w));
+        let off = max_abs(&w.iter().zip(&s.w).map(|(a, b)| a - b).collect::<Vec<_>>());
+        assert!(off <= 1e-12 * wscale, "{file}: w off by {off:e}");
+        assert!(
+            s.pivots <= budget("block_pivot", n, true),
+            "{file}: {} pivots",
+            s.pivots
+        );
+    }
+}

@@ -2,7 +2,7 @@
 //! (the drive itself lives in `boxed.rs`). Friction bounds that follow a normal row are
 //! made exact by fixed-point rounds over the bounds.
 use super::boxed::{BoxedWork, MatrixFacts, State, boxed_solve_in};
-use super::fixed_point::{FixedPointWork, fixed_point_in, polish};
+use super::fixed_point::{FixedPointWork, fixed_point_in, index_set_pivoting, polish};
 use super::lemke::w_scale;
 use super::options::Options;
 use super::problem::{DenseProblem, effective_bounds_into};
@@ -31,6 +31,11 @@ const ROUNDS_AT_A_SOLUTION: f64 = 1e-12;
 /// Pivots a row a guarded solve's drive may take before it turns to the standard form: a
 /// drive without cycles needs about one a row.
 const GUARDED_DRIVE: usize = 2;
+
+/// The most steps of index-set pivoting after guarded rounds that did not settle: each solves
+/// one linear system of the clamped rows, where the guard behind (Lemke on the standard form)
+/// costs thousands of pivots on a pile of bodies.
+const INDEX_SET_STEPS: usize = 40;
 
 /// Options for a first attempt that has a guard behind it: a shorter drive (never longer than
 /// `options` allow); such an attempt also ends its friction rounds on a stall.
@@ -258,6 +263,22 @@ pub(crate) fn dantzig_warm_in(
         }
         last_change = change;
         relax_normals(zbar, z, if damped { 0.5 } else { 1.0 });
+    };
+    // Guarded rounds that did not settle: their last index sets, pivoted to those of a fixed
+    // point (a few linear systems), before the guard behind takes the problem.
+    let outcome = match outcome {
+        Outcome::PivotLimit | Outcome::Singular if guarded && has_friction && has_state => {
+            match index_set_pivoting(problem, z, last_state, INDEX_SET_STEPS, fixed) {
+                Some(s) => {
+                    *z = s.z;
+                    *w = s.w;
+                    w_known = true;
+                    Outcome::Solved
+                }
+                None => outcome,
+            }
+        }
+        _ => outcome,
     };
     if !w_known {
         problem.w_into(z, w);

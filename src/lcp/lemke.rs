@@ -3,7 +3,7 @@
 //!
 //! The basis inverse is kept explicitly (revised form), so a pivot costs O(n^2); the final
 //! basis is refactorised by LU so that z is as exact as the basis allows.
-use super::matrix::{DenseMatrix, Lu};
+use super::matrix::{DenseMatrix, Lu, sub_scaled};
 use super::options::{Options, TieBreak};
 use super::problem::DenseProblem;
 use super::solution::{Outcome, Residuals, Solution};
@@ -78,6 +78,12 @@ pub(crate) fn lemke_perturbed(
     let mut binv = DenseMatrix::identity(n);
     let mut x: Vec<f64> = qp.clone();
     let mut a = vec![0.0; n];
+    // M's columns without their zeros (a contact problem's standard form is mostly zeros), the
+    // pivot row's copy, and the basis's residual.
+    let cols = SparseColumns::of(m);
+    let mut rowr = vec![0.0; n];
+    let mut drift = vec![0.0; n];
+    let mut since_refactor = 0;
 
     // First pivot: z0 enters with column -1; the row with the most negative q leaves.
     a.iter_mut().for_each(|v| *v = -1.0);
@@ -94,7 +100,7 @@ pub(crate) fn lemke_perturbed(
             TieBreak::Lexicographic => *tied.last().expect("at least one row"),
         }
     };
-    pivot(&mut binv, &mut x, &a, r);
+    pivot(&mut binv, &mut x, &a, r, &mut rowr);
     let mut leaving = basis[r];
     basis[r] = z0;
     let mut pivots = 1;
@@ -104,14 +110,23 @@ pub(crate) fn lemke_perturbed(
         if pivots >= limit {
             break Outcome::PivotLimit;
         }
+        // A perturbed path is long: its basis is refactorised (at the cost of n solves) once
+        // the rounding of the updates shows in B x = q, checked every few pivots from n/2
+        // pivots after the last refactorisation at the cost of one sparse product, and at
+        // least every 4n pivots. A basis too close to singular to refactor keeps its updated
+        // inverse (the final basis is refactorised and judged).
+        since_refactor += 1;
         if perturb.size > 0.0
-            && pivots % n.max(20) == 0
-            && !refactor(m, &basis, &qp, &mut binv, &mut x)
+            && since_refactor >= n.max(20) / 2
+            && since_refactor % DRIFT_CHECK == 0
+            && (since_refactor >= 4 * n.max(20) || cols.drifted(&basis, &x, &qp, &mut drift))
         {
-            break Outcome::Singular;
+            since_refactor = 0;
+            // A failed refactorisation leaves B^-1 and x as they were.
+            let _ = refactor(m, &basis, &qp, &mut binv, &mut x);
         }
         // Entering column in the current basis.
-        column(m, &binv, entering, n, &mut a);
+        cols.column(&binv, entering, &mut a);
         if a.iter().any(|v| !v.is_finite()) {
             break Outcome::Singular;
         }
@@ -125,7 +140,7 @@ pub(crate) fn lemke_perturbed(
         let Some(r) = ratio_test(&cand, &x, &a, &binv, &basis, z0, (rule, perturb.tie)) else {
             break Outcome::Singular;
         };
-        pivot(&mut binv, &mut x, &a, r);
+        pivot(&mut binv, &mut x, &a, r, &mut rowr);
         leaving = basis[r];
         basis[r] = entering;
         pivots += 1;
@@ -174,7 +189,8 @@ fn basis_matrix(m: &DenseMatrix, basis: &[usize]) -> DenseMatrix {
     b
 }
 
-/// Recompute `B^-1` and `x = B^-1 q` from the basis by LU; false if the basis is singular.
+/// Recompute `B^-1` and `x = B^-1 q` from the basis by LU; false (both untouched) if the basis
+/// is singular.
 fn refactor(
     m: &DenseMatrix,
     basis: &[usize],
@@ -200,18 +216,106 @@ fn refactor(
     true
 }
 
-/// `a = B^-1 col(var)`: the column of w_j is e_j, of z_j is -M[:, j], of z0 is -1.
-fn column(m: &DenseMatrix, binv: &DenseMatrix, var: usize, n: usize, a: &mut [f64]) {
-    if var < n {
-        for (i, ai) in a.iter_mut().enumerate() {
-            *ai = binv[(i, var)];
+/// Pivots between checks of a perturbed path's basis for rounding.
+const DRIFT_CHECK: usize = 16;
+
+/// The relative residual of `B x = q` past which a perturbed path's basis is refactorised.
+const DRIFT: f64 = 1e-9;
+
+/// M's columns without their zeros: column j's rows and values are
+/// `row[start[j]..start[j + 1]]` and `val[..]`.
+struct SparseColumns {
+    n: usize,
+    start: Vec<usize>,
+    row: Vec<usize>,
+    val: Vec<f64>,
+}
+
+impl SparseColumns {
+    /// The columns of a square `m`.
+    fn of(m: &DenseMatrix) -> Self {
+        let n = m.rows();
+        let mut count = vec![0usize; n + 1];
+        for i in 0..n {
+            for (j, &v) in m.row(i).iter().enumerate() {
+                if v != 0.0 {
+                    count[j + 1] += 1;
+                }
+            }
         }
-    } else {
-        let j = var - n;
-        let col: Vec<f64> = (0..n).map(|k| -m[(k, j)]).collect();
-        for (i, ai) in a.iter_mut().enumerate() {
-            *ai = super::matrix::dot(binv.row(i), &col);
+        for j in 0..n {
+            count[j + 1] += count[j];
         }
+        let nnz = count[n];
+        let mut next = count.clone();
+        let (mut row, mut val) = (vec![0; nnz], vec![0.0; nnz]);
+        for i in 0..n {
+            for (j, &v) in m.row(i).iter().enumerate() {
+                if v != 0.0 {
+                    row[next[j]] = i;
+                    val[next[j]] = v;
+                    next[j] += 1;
+                }
+            }
+        }
+        Self {
+            n,
+            start: count,
+            row,
+            val,
+        }
+    }
+
+    /// `a = B^-1 col(var)`: the column of w_j is e_j, of z_j is -M[:, j], of z0 is -1.
+    fn column(&self, binv: &DenseMatrix, var: usize, a: &mut [f64]) {
+        let n = self.n;
+        if var < n {
+            for (i, ai) in a.iter_mut().enumerate() {
+                *ai = binv[(i, var)];
+            }
+        } else if var < 2 * n {
+            let range = self.start[var - n]..self.start[var - n + 1];
+            let (rows, vals) = (&self.row[range.clone()], &self.val[range]);
+            for (i, ai) in a.iter_mut().enumerate() {
+                let b = binv.row(i);
+                *ai = -rows.iter().zip(vals).map(|(&k, &v)| b[k] * v).sum::<f64>();
+            }
+        } else {
+            for (i, ai) in a.iter_mut().enumerate() {
+                *ai = -binv.row(i).iter().sum::<f64>();
+            }
+        }
+    }
+
+    /// Whether `B x` strays from `q` by more than [`DRIFT`] of the larger of |q| and |B| |x|
+    /// (with `r` for the product).
+    fn drifted(&self, basis: &[usize], x: &[f64], q: &[f64], r: &mut [f64]) -> bool {
+        let n = self.n;
+        r.fill(0.0);
+        let mut scale = q.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+        for (&var, &xc) in basis.iter().zip(x) {
+            if var < n {
+                r[var] += xc;
+                scale = scale.max(xc.abs());
+            } else if var < 2 * n {
+                let j = var - n;
+                for (&k, &v) in self.row[self.start[j]..self.start[j + 1]]
+                    .iter()
+                    .zip(&self.val[self.start[j]..self.start[j + 1]])
+                {
+                    r[k] -= v * xc;
+                    scale = scale.max((v * xc).abs());
+                }
+            } else {
+                r.iter_mut().for_each(|ri| *ri -= xc);
+                scale = scale.max(xc.abs());
+            }
+        }
+        let worst = r
+            .iter()
+            .zip(q)
+            .fold(0.0f64, |s, (ri, qi)| s.max((ri - qi).abs()));
+        worst > DRIFT * scale || !worst.is_finite()
     }
 }
 
@@ -264,8 +368,10 @@ fn ratio_test(
     }
 }
 
-/// Pivot on row r with entering column a: update B^-1 and x.
-fn pivot(binv: &mut DenseMatrix, x: &mut [f64], a: &[f64], r: usize) {
+/// Pivot on row r with entering column a: update B^-1 and x (`rowr` holds row r's copy).
+/// Large bases update their rows on every core.
+fn pivot(binv: &mut DenseMatrix, x: &mut [f64], a: &[f64], r: usize, rowr: &mut [f64]) {
+    use rayon::prelude::*;
     let n = x.len();
     let ar = a[r];
     x[r] /= ar;
@@ -273,18 +379,31 @@ fn pivot(binv: &mut DenseMatrix, x: &mut [f64], a: &[f64], r: usize) {
         *v /= ar;
     }
     let xr = x[r];
-    let rowr: Vec<f64> = binv.row(r).to_vec();
-    for i in 0..n {
-        if i == r || a[i] == 0.0 {
-            continue;
-        }
-        let f = a[i];
-        x[i] -= f * xr;
-        for (b, &br) in binv.row_mut(i).iter_mut().zip(&rowr) {
-            *b -= f * br;
+    rowr.copy_from_slice(binv.row(r));
+    for (i, xi) in x.iter_mut().enumerate() {
+        if i != r {
+            *xi -= a[i] * xr;
         }
     }
+    let update = |(i, row): (usize, &mut [f64])| {
+        let f = a[i];
+        if i != r && f != 0.0 {
+            sub_scaled(row, f, rowr);
+        }
+    };
+    if n >= PARALLEL_PIVOT {
+        binv.data_mut()
+            .par_chunks_mut(n)
+            .with_min_len(PARALLEL_PIVOT / 4)
+            .enumerate()
+            .for_each(update);
+    } else {
+        binv.data_mut().chunks_mut(n).enumerate().for_each(update);
+    }
 }
+
+/// The size from which a pivot's update of B^-1 runs on every core.
+const PARALLEL_PIVOT: usize = 256;
 
 /// Build the solution: w from z, residuals against [0, inf).
 fn finish(m: &DenseMatrix, q: &[f64], z: Vec<f64>, outcome: Outcome, pivots: usize) -> Solution {

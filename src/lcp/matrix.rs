@@ -94,6 +94,11 @@ impl DenseMatrix {
         &mut self.data[i * self.cols..(i + 1) * self.cols]
     }
 
+    /// All entries, row after row.
+    pub(crate) fn data_mut(&mut self) -> &mut [f64] {
+        &mut self.data
+    }
+
     /// The rows as vectors (for serialisation).
     pub fn to_rows(&self) -> Vec<Vec<f64>> {
         (0..self.rows).map(|i| self.row(i).to_vec()).collect()
@@ -349,6 +354,33 @@ impl Cholesky {
             x[i] = s / self.l[(i, i)];
         }
     }
+}
+
+/// `y -= f x`, entry by entry (with AVX2 where the processor has it: the same bits either way,
+/// since each entry is one product and one difference).
+pub(crate) fn sub_scaled(y: &mut [f64], f: f64, x: &[f64]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2.
+        unsafe { sub_scaled_avx2(y, f, x) };
+        return;
+    }
+    sub_scaled_plain(y, f, x);
+}
+
+/// [`sub_scaled`] in plain code.
+#[inline(always)]
+fn sub_scaled_plain(y: &mut [f64], f: f64, x: &[f64]) {
+    for (b, &a) in y.iter_mut().zip(x) {
+        *b -= f * a;
+    }
+}
+
+/// [`sub_scaled`] compiled for AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn sub_scaled_avx2(y: &mut [f64], f: f64, x: &[f64]) {
+    sub_scaled_plain(y, f, x);
 }
 
 #[cfg(test)]

@@ -172,9 +172,10 @@ pub(crate) fn lemke_boxed(problem: &DenseProblem, options: &Options) -> Option<S
     last
 }
 
-/// The largest standard form the guard takes on: each pivot costs the square of its size, and
-/// a path takes one to three pivots a variable (a second or so here).
-const LARGEST: usize = 800;
+/// The largest standard form the guard takes on: each pivot streams the square of its size
+/// through memory, and a path takes one to three pivots a variable (about 2 s at 1,000 on two
+/// cores, 15 s at 2,000). Past it the last resort takes the problem.
+const LARGEST: usize = 2000;
 
 /// The largest standard form that the ladder's plain attempt runs on.
 const PLAIN_UP_TO: usize = 300;
