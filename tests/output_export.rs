@@ -176,3 +176,77 @@ fn a_missing_frame_is_one_line_and_exit_2_and_the_rest_is_exported() {
         "{err}"
     );
 }
+
+#[test]
+fn a_non_finite_value_is_refused_by_export_and_figure_naming_the_file_and_particle() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = small_run(dir.path());
+    // Plant a NaN in particle 0's x (the first float after the binary header) of frame 3.
+    let frame = run.join("fluid/fluid_00003.ply");
+    let mut bytes = std::fs::read(&frame).unwrap();
+    let header = String::from_utf8_lossy(&bytes[..400]).into_owned();
+    assert!(
+        header.contains("binary_little_endian") && header.contains("property float x\n"),
+        "{header}"
+    );
+    let first_property = header[header.find("element vertex").unwrap()..]
+        .lines()
+        .nth(1)
+        .unwrap()
+        .to_string();
+    assert_eq!(first_property, "property float x");
+    let at = header.find("end_header\n").unwrap() + "end_header\n".len();
+    bytes[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    std::fs::write(&frame, &bytes).unwrap();
+    let planted = std::fs::read(&frame).unwrap();
+
+    let r = export(&run, "vtk");
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    let error_lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(error_lines.len(), 1, "{err}");
+    assert!(
+        error_lines[0].contains("fluid_00003.ply")
+            && error_lines[0].contains("particle 0")
+            && error_lines[0].contains("x = NaN")
+            && error_lines[0].contains("6 of 7 listed frames"),
+        "{err}"
+    );
+    // The frame is left out, and no exported file holds the NaN.
+    assert!(!run.join("vtk/fluid/fluid_00003.vtu").exists());
+    let pvd = std::fs::read_to_string(run.join("vtk/fluid.pvd")).unwrap();
+    assert_eq!(pvd.matches("<DataSet").count(), 6);
+    for f in common::scan::files_under(&run.join("vtk")) {
+        if f.extension().is_some_and(|e| e == "vtu") {
+            let v = read_vtu(&f).unwrap();
+            assert!(
+                v.point_data
+                    .iter()
+                    .all(|(_, a)| a.iter().all(|x| x.is_finite()))
+                    && v.points.iter().flatten().all(|x| x.is_finite()),
+                "{} holds a non-finite value",
+                f.display()
+            );
+        }
+    }
+
+    // `figure` on that frame: exit 2, the file and the particle named, no picture of it.
+    let fig = dir.path().join("fig");
+    let r = common::sphrigid(&[
+        "figure",
+        run.to_str().unwrap(),
+        "--frames",
+        "3",
+        "-o",
+        fig.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("fluid_00003.ply") && err.contains("particle 0") && err.contains("fix:"),
+        "{err}"
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    // The planted frame itself is untouched.
+    assert_eq!(std::fs::read(&frame).unwrap(), planted);
+}

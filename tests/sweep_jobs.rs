@@ -270,9 +270,16 @@ fn collect_writes_one_row_per_run_from_the_runs_own_files() {
     )
     .unwrap();
 
+    let before_csv = std::fs::read(dir.join("sweep.csv")).ok();
     let o = common::sphrigid(&["collect", dir.to_str().unwrap()]);
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "{err}");
+    // A missing run fails the command (exit 1), after the table of the others is written.
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("1 of 4 runs are missing or unreadable") && err.contains("fix:"),
+        "{err}"
+    );
+    assert_ne!(before_csv, std::fs::read(dir.join("sweep.csv")).ok());
     assert!(err.contains("4 runs, 2 complete"), "{err}");
     assert!(
         err.contains(&format!("{}: missing", NAMES[3])),

@@ -11,7 +11,8 @@ pub struct CollectArgs {
     pub dir: PathBuf,
 }
 
-/// Run `sphrigid collect`.
+/// Run `sphrigid collect`: write the table of every readable run, then fail (exit 1) when a
+/// run is missing or unreadable.
 pub fn run(args: CollectArgs) -> Result<()> {
     let dir = SweepDir::new(&args.dir);
     let spec = sweep_files::read_spec(&dir)?;
@@ -32,6 +33,18 @@ pub fn run(args: CollectArgs) -> Result<()> {
             Status::Complete => unreachable!("complete runs are not listed"),
         };
         eprintln!("  {name}: {why}; {}", run.path().display());
+    }
+    let lost = c
+        .unfinished
+        .iter()
+        .filter(|(_, s)| matches!(s, Status::Missing | Status::Unreadable(_)))
+        .count();
+    if lost > 0 {
+        return Err(crate::Error::Run(format!(
+            "{}: {lost} of {n} runs are missing or unreadable (listed above); {} holds the other runs; fix: rerun the missing ones with `sphrigid sweep` on the same --out, then `sphrigid collect` again",
+            dir.path().display(),
+            dir.csv().display()
+        )));
     }
     Ok(())
 }

@@ -175,8 +175,9 @@ pub fn read_fluid(path: &Path) -> Result<FluidFrame> {
     })
 }
 
-/// Read a fluid PLY with every property of its particles; a vertex without `x y z vx vy vz`
-/// is an input error naming the file (density and id read as 0 where absent).
+/// Read a fluid PLY with every property of its particles; a vertex without `x y z vx vy vz`,
+/// or with a non-finite value, is an input error naming the file and the particle (density
+/// and id read as 0 where absent).
 pub fn read_fluid_points(path: &Path) -> Result<FluidPoints> {
     let bad = |what: String| {
         Error::input(format!(
@@ -202,6 +203,13 @@ pub fn read_fluid_points(path: &Path) -> Result<FluidPoints> {
         if v.seen & 0b11_1111 != 0b11_1111 {
             return Err(bad(format!(
                 "vertex {i} lacks one of the float properties x y z vx vy vz"
+            )));
+        }
+        if let Some(k) = v.xv.iter().position(|c| !c.is_finite()) {
+            let name = ["x", "y", "z", "vx", "vy", "vz", "density"][k];
+            return Err(bad(format!(
+                "particle {i} (vertex {i}) has {name} = {}, not a finite number",
+                v.xv[k]
             )));
         }
         let [x, y, z, vx, vy, vz, density] = v.xv;

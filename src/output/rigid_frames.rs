@@ -90,7 +90,7 @@ pub struct BodyMesh {
     pub triangles: Vec<[u32; 3]>,
 }
 
-/// Read a body's frame PLY.
+/// Read a body's frame PLY; a vertex that is not finite is an input error naming the file.
 pub fn read_body(path: &Path) -> Result<BodyMesh> {
     if let Err(e) = std::fs::metadata(path) {
         return Err(Error::input(format!(
@@ -99,6 +99,13 @@ pub fn read_body(path: &Path) -> Result<BodyMesh> {
         )));
     }
     let mesh = read_ply(path)?;
+    if let Some(i) = mesh.vertices.iter().position(|v| !v.is_finite()) {
+        return Err(Error::input(format!(
+            "{}: vertex {i} is {}, not finite; fix: rerun the scene to rewrite the frame",
+            path.display(),
+            mesh.vertices[i]
+        )));
+    }
     Ok(BodyMesh {
         vertices: mesh.vertices.iter().map(|v| v.to_array()).collect(),
         triangles: mesh.triangles,

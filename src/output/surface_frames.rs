@@ -41,8 +41,8 @@ pub fn encode_surface(mesh: &SurfaceMesh, frame: u32, time: f64) -> Vec<u8> {
     b.finish()
 }
 
-/// Read a surface frame written by [`encode_surface`]; a file of another layout, a short file
-/// or a triangle naming a missing vertex is an input error naming the file.
+/// Read a surface frame written by [`encode_surface`]; a file of another layout, a short file,
+/// a triangle naming a missing vertex or a non-finite value is an input error naming the file.
 pub fn read_surface(path: &Path) -> Result<SurfaceMesh> {
     let bad = |what: String| {
         Error::input(format!(
@@ -68,6 +68,17 @@ pub fn read_surface(path: &Path) -> Result<SurfaceMesh> {
         .chunks_exact(36)
         .map(bytemuck::pod_read_unaligned)
         .collect();
+    if let Some((i, k)) = records
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| r.iter().position(|c| !c.is_finite()).map(|k| (i, k)))
+    {
+        let name = ["x", "y", "z", "nx", "ny", "nz", "vx", "vy", "vz"][k];
+        return Err(bad(format!(
+            "vertex {i} has {name} = {}, not a finite number",
+            records[i][k]
+        )));
+    }
     let fbody = &body[vbytes..];
     if faces.checked_mul(13) != Some(fbody.len()) {
         return Err(bad(format!(
