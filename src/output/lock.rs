@@ -230,7 +230,7 @@ pub fn removal(run: &RunDir, files: &[PathBuf]) -> String {
 
 /// Before a new run prints anything: refuse a directory `run` that holds an earlier run's
 /// files, as [`claim`] with [`Claim::Refuse`] would, and say, when they are a complete run
-/// of the same scene (`scene_hash`, see [`crate::sim::checkpoint::scene_hash`]), how to keep,
+/// of the same scene (`scene_hash`, as the manifest records it), how to keep,
 /// replace or extend it.
 pub fn refuse_earlier(run: &RunDir, scene_file: &Path, scene_hash: u32) -> Result<()> {
     let files = run.own_files();
