@@ -73,7 +73,19 @@ fn run_writes_frames_and_a_manifest_that_lists_them() {
         assert!((f["time"].as_f64().unwrap() - k as f64 / 50.0).abs() < 1e-12);
         let ply = out.join(f["fluid"].as_str().unwrap());
         assert_eq!(common::read_fluid_ply(&ply).len(), 8 * 12 * 8);
+        // Each frame's size and CRC-32, as written.
+        let bytes = std::fs::read(&ply).unwrap();
+        let sum = &f["checksums"][f["fluid"].as_str().unwrap()];
+        assert_eq!(sum["bytes"], bytes.len());
+        assert_eq!(sum["crc32"], format!("{:08x}", crc32fast::hash(&bytes)));
     }
+    // And each table's, as of the last frame.
+    let metrics = std::fs::read(out.join("run_metrics.csv")).unwrap();
+    assert_eq!(m["tables"]["run_metrics.csv"]["bytes"], metrics.len());
+    assert_eq!(
+        m["tables"]["run_metrics.csv"]["crc32"],
+        format!("{:08x}", crc32fast::hash(&metrics))
+    );
     // No temporary file is left behind.
     let leftovers: Vec<_> = std::fs::read_dir(out.join("fluid"))
         .unwrap()

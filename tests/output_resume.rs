@@ -171,7 +171,7 @@ fn sigint_writes_the_reason_and_how_to_resume() {
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
     assert_eq!(status.code(), Some(130), "{err}");
     assert!(
-        err.contains("SIGINT") && err.contains("--resume --frames 100000"),
+        err.contains("SIGINT") && err.contains("--frames 100000 --backend cpu --resume"),
         "{err}"
     );
     let m = common::read_manifest(&out);
@@ -229,7 +229,7 @@ fn an_earlier_run_is_refused_or_overwritten_never_mixed() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("holds the output of an earlier run") && err.contains("--overwrite"),
+        err.contains("already holds a complete run") && err.contains("--overwrite"),
         "{err}"
     );
     assert_eq!(
@@ -288,4 +288,300 @@ fn a_locked_directory_is_refused_naming_the_holder() {
     drop(lock);
     let o = common::sphrigid(&run_args(&file, &out, "1"));
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
+/// Every file under `dir` (relative path -> bytes), the lock file left out: what a refused
+/// command must leave as it was.
+fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let r = format!("{rel}{name}");
+            if p.is_dir() {
+                walk(&p, &format!("{r}/"), out);
+            } else if name != ".sphrigid.lock" {
+                out.insert(r, std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, "", &mut out);
+    out
+}
+
+/// Run `args`, expecting exit 2 with every one of `want` in its stderr and `out` untouched.
+fn refused(args: &[&str], out: &Path, want: &[&str]) -> String {
+    let before = snapshot(out);
+    let o = common::sphrigid(args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    for w in want {
+        assert!(err.contains(w), "{w}: {err}");
+    }
+    assert!(
+        snapshot(out) == before,
+        "a refused run changed files: {err}"
+    );
+    err
+}
+
+fn edit_manifest(out: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let mut m = common::read_manifest(out);
+    edit(&mut m);
+    std::fs::write(
+        out.join("manifest.json"),
+        serde_json::to_vec_pretty(&m).unwrap(),
+    )
+    .unwrap();
+}
+
+#[test]
+fn a_resume_over_damaged_frames_or_tables_names_them_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let file = scene("toppling_block");
+    let o = common::sphrigid(&run_args(&file, &out, "3"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = common::read_manifest(&out);
+    let sum = &m["frames"][1]["checksums"]["fluid/fluid_00001.ply"];
+    let bytes = std::fs::read(out.join("fluid/fluid_00001.ply")).unwrap();
+    assert_eq!(sum["bytes"], bytes.len());
+    assert_eq!(
+        sum["crc32"],
+        format!("{:08x}", crc32fast::hash(&bytes)),
+        "the manifest records each frame's CRC-32"
+    );
+    assert!(m["tables"]["run_metrics.csv"]["bytes"].as_u64().unwrap() > 0);
+    let mut resume = run_args(&file, &out, "4");
+    resume.push("--resume");
+    let keep = snapshot(&out);
+    // A deleted frame, a truncated body frame and a changed table, all named.
+    std::fs::remove_file(out.join("fluid/fluid_00001.ply")).unwrap();
+    let body = out.join("rigid/block_00002.ply");
+    std::fs::write(&body, &keep["rigid/block_00002.ply"][..100]).unwrap();
+    let metrics = out.join("run_metrics.csv");
+    let mut table = keep["run_metrics.csv"].clone();
+    let at = table.len() - 3;
+    table[at] ^= 1;
+    std::fs::write(&metrics, &table).unwrap();
+    refused(
+        &resume,
+        &out,
+        &[
+            "3 of the earlier run's files are damaged",
+            "fluid/fluid_00001.ply (missing)",
+            "rigid/block_00002.ply (truncated to 100 bytes)",
+            "run_metrics.csv (changed (checksum mismatch))",
+            "The first damaged frame is 1",
+            "--overwrite",
+        ],
+    );
+    assert_eq!(common::read_manifest(&out)["complete"], true);
+    // Whole again: the resume goes on.
+    for (f, b) in &keep {
+        std::fs::write(out.join(f), b).unwrap();
+    }
+    let o = common::sphrigid(&resume);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = common::read_manifest(&out);
+    assert_eq!(m["complete"], true);
+    assert_eq!(m["frames"].as_array().unwrap().len(), 5);
+    assert!(m["frames"][1]["checksums"] == keep_sum(&keep, 1));
+}
+
+/// The sums a manifest records for frame `i` of the toppling block, from the files' bytes.
+fn keep_sum(files: &BTreeMap<String, Vec<u8>>, i: u32) -> serde_json::Value {
+    let mut out = serde_json::Map::new();
+    for name in [
+        format!("fluid/fluid_{i:05}.ply"),
+        format!("rigid/block_{i:05}.ply"),
+    ] {
+        let b = &files[&name];
+        out.insert(
+            name,
+            serde_json::json!({"bytes": b.len(), "crc32": format!("{:08x}", crc32fast::hash(b))}),
+        );
+    }
+    serde_json::Value::Object(out)
+}
+
+#[test]
+fn a_manifest_without_checksums_resumes_after_a_presence_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let file = scene("toppling_block");
+    let o = common::sphrigid(&run_args(&file, &out, "2"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // As an older sphrigid wrote it: no sums.
+    edit_manifest(&out, |m| {
+        m.as_object_mut().unwrap().remove("tables");
+        for f in m["frames"].as_array_mut().unwrap() {
+            f.as_object_mut().unwrap().remove("checksums");
+        }
+    });
+    let mut resume = run_args(&file, &out, "3");
+    resume.push("--resume");
+    let body = out.join("rigid/block_00001.ply");
+    let kept = std::fs::read(&body).unwrap();
+    std::fs::remove_file(&body).unwrap();
+    refused(&resume, &out, &["rigid/block_00001.ply (missing)"]);
+    std::fs::write(&body, kept).unwrap();
+    let o = common::sphrigid(&resume);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("checked for presence only"), "{err}");
+    // The resumed manifest records every frame's sums, the earlier ones included.
+    let m = common::read_manifest(&out);
+    let files = snapshot(&out);
+    for i in 0..=3 {
+        assert!(
+            m["frames"][i]["checksums"] == keep_sum(&files, i as u32),
+            "{i}"
+        );
+    }
+}
+
+#[test]
+fn a_resume_on_another_backend_is_refused_unless_named_then_recorded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let file = scene("toppling_block");
+    let o = common::sphrigid(&run_args(&file, &out, "2"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // As if the earlier run had been computed on the GPU; this machine's default is the CPU
+    // (no GPU backend is named: `auto`).
+    edit_manifest(&out, |m| m["backend"] = "gpu".into());
+    let auto = [
+        "run",
+        &file,
+        "--quiet",
+        "--frames",
+        "3",
+        "--resume",
+        "--backend",
+        "auto",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let err = refused(
+        &auto,
+        &out,
+        &[
+            "the earlier run computed on the gpu backend",
+            "--backend gpu to continue",
+            "--backend cpu to switch",
+        ],
+    );
+    assert!(err.contains("on the cpu backend"), "{err}");
+    // Without --backend at all: the same.
+    refused(&[&auto[..6], &auto[8..]].concat(), &out, &["gpu backend"]);
+    let mut named = run_args(&file, &out, "3");
+    named.push("--resume");
+    let o = common::sphrigid(&named);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = common::read_manifest(&out);
+    assert_eq!(m["backend"], "cpu");
+    assert_eq!(
+        m["backend_segments"],
+        serde_json::json!([
+            {"from_frame": 0, "backend": "gpu"},
+            {"from_frame": 2, "backend": "cpu"}
+        ])
+    );
+}
+
+#[test]
+fn a_damaged_checkpoint_header_is_damage_not_a_version() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let file = scene("toppling_block");
+    let o = common::sphrigid(&run_args(&file, &out, "1"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let ck = out.join("checkpoint.bin");
+    let mut bytes = std::fs::read(&ck).unwrap();
+    bytes[10] ^= 1; // the version field: 65539 when read as is
+    std::fs::write(&ck, &bytes).unwrap();
+    let mut resume = run_args(&file, &out, "2");
+    resume.push("--resume");
+    let err = refused(
+        &resume,
+        &out,
+        &[
+            "checkpoint.bin is damaged (header checksum mismatch)",
+            "fix: start the run over with --overwrite",
+        ],
+    );
+    assert!(!err.contains("version"), "{err}");
+}
+
+#[test]
+fn a_full_disk_names_the_intact_frames_and_the_resume_continues_exactly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = scene("toppling_block");
+    let (unbroken, full) = (tmp.path().join("unbroken"), tmp.path().join("full"));
+    let o = common::sphrigid(&run_args(&file, &unbroken, "3"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let o = Command::new(env!("CARGO_BIN_EXE_sphrigid"))
+        .args(run_args(&file, &full, "3"))
+        .env("SPHRIGID_TEST_DISK_FULL_AFTER_FRAME", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    for want in [
+        "checkpoint.bin",
+        "(the disk is full)",
+        "frames 0..1 in",
+        "are intact",
+        "fix: free disk space, then continue from the checkpoint at frame 1 with: sphrigid run",
+        "--frames 3 --backend cpu --resume",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    // The manifest names only the checkpoint on disk: frame 1's.
+    let m = common::read_manifest(&full);
+    assert_eq!(m["frames"].as_array().unwrap().len(), 2);
+    assert_eq!(m["checkpoint_step"], m["steps"]);
+    assert_eq!(m["complete"], false);
+    let mut resume = run_args(&file, &full, "3");
+    resume.push("--resume");
+    let o = common::sphrigid(&resume);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("resumed from the checkpoint at frame 1"),
+        "{err}"
+    );
+    assert_same_files(&unbroken, &full);
+}
+
+#[test]
+fn the_same_command_twice_says_how_to_keep_replace_or_extend_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let file = scene("toppling_block");
+    let args = run_args(&file, &out, "2");
+    let o = common::sphrigid(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = refused(
+        &args,
+        &out,
+        &[
+            "already holds a complete run of",
+            "toppling_block.toml (2 frames, finished 20",
+            "UTC). To keep it, choose another --out; to replace it, add --overwrite (removes frames 0..2 (6 files in fluid/ and rigid/), 2 tables, the checkpoint and the manifest); to extend it, add --resume",
+        ],
+    );
+    // Nothing is printed before it.
+    assert!(err.starts_with("error: "), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // Another scene's run there is refused as before, also before anything is printed.
+    let mut other = args.clone();
+    other.extend(["--set", "body.0.density=500"]);
+    let err = refused(
+        &other,
+        &out,
+        &["holds the output of an earlier run", "removes frames 0..2"],
+    );
+    assert!(err.starts_with("error: "), "{err}");
 }

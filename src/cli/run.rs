@@ -20,9 +20,10 @@ pub struct RunArgs {
     /// Frames to simulate (default: the scene's time.frames).
     #[arg(long)]
     pub frames: Option<u32>,
-    /// Compute backend: auto, cpu or gpu.
-    #[arg(long, default_value = "auto")]
-    pub backend: String,
+    /// Compute backend: auto (the default), cpu or gpu. A resumed run keeps its backend
+    /// unless this names another.
+    #[arg(long)]
+    pub backend: Option<String>,
     /// Override a scene value by its dotted path, e.g. --set liquid.0.viscosity.sigma=0.5.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub set: Vec<String>,
@@ -60,7 +61,14 @@ pub struct RunArgs {
 pub fn run(args: RunArgs) -> Result<()> {
     let mut loaded = scene::load(&args.scene, &args.set)?;
     loaded.scene.output.surface |= args.surface;
-    let (backend, why) = Backend::choose(&args.backend)?;
+    let out = loaded.output_dir(args.out.as_deref());
+    if !args.resume && !args.overwrite {
+        // Refused before anything is printed: what is there and how to keep or replace it.
+        let run = crate::output::RunDir::new(&out);
+        let hash = crate::sim::checkpoint::scene_hash(&loaded.scene);
+        crate::output::lock::refuse_earlier(&run, &args.scene, hash)?;
+    }
+    let (backend, why) = Backend::choose(args.backend.as_deref().unwrap_or("auto"))?;
     Footprint::of(&loaded.scene).guard(&args.scene, backend, args.max_memory)?;
     if let Some(excess) = cfl::check(&loaded, &build::liquid(&loaded.scene)) {
         let e = excess.to_error(&loaded);
@@ -69,7 +77,6 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         eprintln!("warning: {e} (--strict-cfl makes this an error)");
     }
-    let out = loaded.output_dir(args.out.as_deref());
     eprintln!(
         "{}: {why}; writing to {}",
         args.scene.display(),
@@ -83,9 +90,11 @@ pub fn run(args: RunArgs) -> Result<()> {
         Claim::Refuse
     };
     let opts = RunOptions {
+        command: command(&args, &out),
         out,
         frames: args.frames,
         backend,
+        backend_explicit: matches!(args.backend.as_deref(), Some("cpu" | "gpu")),
         claim,
         checkpoint_every: args.checkpoint_every,
         stop: Some(super::signals::install()),
@@ -141,18 +150,11 @@ pub fn run(args: RunArgs) -> Result<()> {
     if let Some(signal) = s.stopped {
         return Err(Error::Stopped {
             message: format!(
-                "{}: frames 0..{} and a checkpoint are written in {}; resume with: sphrigid run {} --out {} --resume{}{}",
+                "{}: frames 0..{} and a checkpoint are written in {}; resume with: {} --resume",
                 runner::signal_name(signal),
                 s.last.frame,
                 s.out.display(),
-                args.scene.display(),
-                s.out.display(),
-                args.frames
-                    .map_or(String::new(), |n| format!(" --frames {n}")),
-                args.set
-                    .iter()
-                    .map(|kv| format!(" --set {kv}"))
-                    .collect::<String>()
+                opts.command
             ),
             status: (128 + signal).clamp(0, 255) as u8,
         });
@@ -177,4 +179,24 @@ pub fn run(args: RunArgs) -> Result<()> {
         s.out.display()
     );
     Ok(())
+}
+
+/// The command that runs this scene into `out` again as asked, without `--resume` and
+/// `--overwrite` (its `--out`, `--frames`, `--backend` and `--set` values kept).
+fn command(args: &RunArgs, out: &std::path::Path) -> String {
+    let mut c = format!(
+        "sphrigid run {} --out {}",
+        args.scene.display(),
+        out.display()
+    );
+    if let Some(n) = args.frames {
+        c += &format!(" --frames {n}");
+    }
+    if let Some(b) = &args.backend {
+        c += &format!(" --backend {b}");
+    }
+    for kv in &args.set {
+        c += &format!(" --set {kv}");
+    }
+    c
 }

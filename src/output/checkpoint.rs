@@ -1,6 +1,7 @@
 //! `OUT/checkpoint.bin`: everything the next step of a run depends on, so that `--resume`
 //! continues it exactly. A fixed little-endian header (magic, version, counts, a CRC-32 of
-//! the rest) and then the arrays as raw bytes (bytemuck): the liquid particles in slot order,
+//! the rest, and from version 3 a CRC-32 of the header itself, so that a damaged header is
+//! told apart from a checkpoint of another version) and then the arrays as raw bytes (bytemuck): the liquid particles in slot order,
 //! what the next viscosity pass reuses (the CPU's neighbour lists or the GPU's grid), the
 //! bodies' states, the liquid
 //! contacts of the last step, the joints' error peaks since the last frame, and the manifest's
@@ -19,9 +20,13 @@ use glam::{DQuat, DVec3, Vec3A};
 
 /// The first bytes of every checkpoint.
 pub const MAGIC: [u8; 8] = *b"SPHRCKPT";
-/// The layout version this build writes and reads (2: the carried neighbour lists hold each
-/// slot's later neighbours only; a version 1 checkpoint's lists are whole).
-pub const VERSION: u32 = 2;
+/// The layout version this build writes (3: the header carries its own CRC-32); it reads
+/// version 2 too (the same layout without it). Version 1 checkpoints (whose carried
+/// neighbour lists are whole) are refused as older.
+pub const VERSION: u32 = 3;
+
+/// The version before [`VERSION`], still read: its header lacks the header checksum.
+const VERSION_2: u32 = 2;
 
 /// Everything a run carries from one step to the next, at a step boundary.
 #[derive(Debug, Clone)]
@@ -51,10 +56,30 @@ pub struct Checkpoint {
     pub fallbacks: Vec<FallbackEntry>,
 }
 
-/// The fixed part at the start of the file.
+/// The fixed part at the start of a version 3 file: version 2's, then the CRC-32 of these
+/// bytes with `header_crc` zero.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Pod, Zeroable)]
 struct Header {
+    v2: HeaderV2,
+    header_crc: u32,
+    _pad: u32,
+}
+
+impl Header {
+    /// The CRC-32 of the header with its own checksum zeroed.
+    fn crc(&self) -> u32 {
+        crc32fast::hash(bytemuck::bytes_of(&Header {
+            header_crc: 0,
+            ..*self
+        }))
+    }
+}
+
+/// The fixed part at the start of a version 2 file (and the start of a version 3 one).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Pod, Zeroable)]
+struct HeaderV2 {
     magic: [u8; 8],
     version: u32,
     scene_hash: u32,
@@ -126,7 +151,7 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
     for part in parts {
         out.extend_from_slice(part);
     }
-    let header = Header {
+    let v2 = HeaderV2 {
         magic: MAGIC,
         version: VERSION,
         scene_hash: c.scene_hash,
@@ -144,6 +169,12 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
         payload_crc: crc32fast::hash(&out[hl..]),
         carried: kind,
     };
+    let mut header = Header {
+        v2,
+        header_crc: 0,
+        _pad: 0,
+    };
+    header.header_crc = header.crc();
     out[..hl].copy_from_slice(bytemuck::bytes_of(&header));
     out
 }
@@ -158,29 +189,45 @@ impl Cursor<'_> {
         let len = n
             .checked_mul(size_of::<T>())
             .filter(|&l| l <= self.bytes.len())
-            .ok_or("it ends early")?;
+            .ok_or("is damaged (it ends early)")?;
         let (head, rest) = self.bytes.split_at(len);
         self.bytes = rest;
         Ok(bytemuck::pod_collect_to_vec(head))
     }
 }
 
-/// Parse a checkpoint's bytes; what is wrong with them, in words.
+/// What the start of a checkpoint says, damage told apart from another version: the header
+/// and where the payload starts, or what is wrong, in words.
+fn header(bytes: &[u8]) -> std::result::Result<(HeaderV2, usize), String> {
+    let (hl2, hl3) = (size_of::<HeaderV2>(), size_of::<Header>());
+    if bytes.len() < hl2 || bytes[..8] != MAGIC {
+        return Err("is not a sphrigid checkpoint".into());
+    }
+    let v2: HeaderV2 = bytemuck::pod_read_unaligned(&bytes[..hl2]);
+    let v3 = (bytes.len() >= hl3).then(|| bytemuck::pod_read_unaligned::<Header>(&bytes[..hl3]));
+    let v3_whole = v3.filter(|h| h.crc() == h.header_crc);
+    match (v2.version, v3_whole) {
+        (VERSION, Some(h)) => Ok((h.v2, hl3)),
+        (VERSION_2, _) => Ok((v2, hl2)),
+        (1, _) => Err(
+            "is a version 1 checkpoint, from an older sphrigid that this build cannot continue"
+                .into(),
+        ),
+        // A header whose own checksum holds, of a version this build does not know.
+        (v, Some(_)) => Err(format!(
+            "is a checkpoint of version {v}, from another sphrigid (this build reads versions {VERSION_2} and {VERSION})"
+        )),
+        (_, None) => Err("is damaged (header checksum mismatch)".into()),
+    }
+}
+
+/// Parse a checkpoint's bytes; what is wrong with them, in words (a phrase whose subject is
+/// the file: "is damaged (checksum mismatch)").
 pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
-    let hl = size_of::<Header>();
-    if bytes.len() < hl || bytes[..8] != MAGIC {
-        return Err("not a sphrigid checkpoint".into());
-    }
-    let h: Header = bytemuck::pod_read_unaligned(&bytes[..hl]);
-    if h.version != VERSION {
-        return Err(format!(
-            "checkpoint version {} (this build reads version {VERSION})",
-            h.version
-        ));
-    }
+    let (h, hl) = header(bytes)?;
     let payload = &bytes[hl..];
     if crc32fast::hash(payload) != h.payload_crc {
-        return Err("its checksum does not match (a damaged file)".into());
+        return Err("is damaged (checksum mismatch)".into());
     }
     let mut c = Cursor { bytes: payload };
     let n = h.particles as usize;
@@ -205,7 +252,7 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
             };
             // Checked here, so that a damaged file is named before anything is restored.
             if !lists.fits() {
-                return Err("its neighbour lists do not fit together".into());
+                return Err("is damaged (its neighbour lists do not fit together)".into());
             }
             Carried::Lists(lists)
         }
@@ -213,7 +260,7 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
             cell_of: counts,
             cell_start: packed,
         },
-        k => return Err(format!("it carries an unknown kind of step state ({k})")),
+        k => return Err(format!("is damaged (an unknown kind of step state, {k})")),
     };
     let bodies = c
         .take::<[f64; 13]>(h.bodies as usize)?
@@ -237,9 +284,9 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
         .collect();
     let fallbacks: Vec<u8> = c.take(h.fallbacks_len as usize)?;
     let fallbacks = serde_json::from_slice(&fallbacks)
-        .map_err(|e| format!("its fallback list does not parse ({e})"))?;
+        .map_err(|e| format!("is damaged (its fallback list does not parse: {e})"))?;
     if !c.bytes.is_empty() {
-        return Err("it has bytes past its end".into());
+        return Err("is damaged (bytes past its end)".into());
     }
     Ok(Checkpoint {
         scene_hash: h.scene_hash,
@@ -256,14 +303,9 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
     })
 }
 
-/// Write the checkpoint into the run directory, durably: nothing of it is visible before all
-/// of it is on disk.
-pub fn write(run: &RunDir, c: &Checkpoint) -> Result<()> {
-    write_durable(&run.checkpoint(), &encode(c))
-}
-
-/// The run's checkpoint, `None` when there is none; a file that is not a whole checkpoint of
-/// this version is an input error naming it.
+/// The run's checkpoint, `None` when there is none; a file that is not a whole checkpoint
+/// this build reads is an input error naming it and saying whether it is damaged or of
+/// another version.
 pub fn read(run: &RunDir) -> Result<Option<Checkpoint>> {
     let path = run.checkpoint();
     let bytes = match std::fs::read(&path) {
@@ -273,10 +315,28 @@ pub fn read(run: &RunDir) -> Result<Option<Checkpoint>> {
     };
     decode(&bytes).map(Some).map_err(|what| {
         Error::input(format!(
-            "{}: {what}; fix: start the run over with --overwrite",
-            path.display()
+            "{} {what}; the frames in {} are not affected, but the run cannot be continued from it; fix: start the run over with --overwrite",
+            path.display(),
+            run.path().display()
         ))
     })
+}
+
+/// Testing knob: checkpoints of frames after this one fail as on a full disk (`ENOSPC`), so
+/// that the tests can check what a run does then without filling a disk.
+pub const DISK_FULL_AFTER_VAR: &str = "SPHRIGID_TEST_DISK_FULL_AFTER_FRAME";
+
+/// Write the checkpoint into the run directory, durably: nothing of it is visible before all
+/// of it is on disk (see [`write_durable`]).
+pub fn write(run: &RunDir, c: &Checkpoint) -> Result<()> {
+    let full_after = std::env::var(DISK_FULL_AFTER_VAR)
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok());
+    if full_after.is_some_and(|n| c.frame > n) {
+        let full = std::io::Error::from(std::io::ErrorKind::StorageFull);
+        return Err(Error::io(run.checkpoint(), full));
+    }
+    write_durable(&run.checkpoint(), &encode(c))
 }
 
 #[cfg(test)]
@@ -378,18 +438,57 @@ mod tests {
         let mut flipped = bytes.clone();
         let last = flipped.len() - 5;
         flipped[last] ^= 1;
-        assert!(decode(&flipped).unwrap_err().contains("checksum"));
+        assert_eq!(
+            decode(&flipped).unwrap_err(),
+            "is damaged (checksum mismatch)"
+        );
         assert!(decode(&bytes[..bytes.len() - 1]).is_err());
         assert!(decode(b"PLY").unwrap_err().contains("not a sphrigid"));
-        let mut newer = bytes;
-        newer[8] = 9;
-        assert!(decode(&newer).unwrap_err().contains("version 9"));
+        // A flipped byte anywhere in the header is damage, not another version: the version
+        // field (65538 after a flip of its third byte) included.
+        for at in 8..size_of::<Header>() {
+            let mut h = bytes.clone();
+            h[at] ^= 1 << (at % 8);
+            let e = decode(&h).unwrap_err();
+            assert!(e.starts_with("is damaged"), "byte {at}: {e}");
+        }
+        let mut v = bytes.clone();
+        v[10] ^= 1;
+        assert_eq!(
+            decode(&v).unwrap_err(),
+            "is damaged (header checksum mismatch)"
+        );
+        // A whole header of an unknown version is another version; version 1 is older.
+        let relabel = |version: u32| {
+            let mut h: Header = bytemuck::pod_read_unaligned(&bytes[..size_of::<Header>()]);
+            h.v2.version = version;
+            h.header_crc = h.crc();
+            let mut b = bytes.clone();
+            b[..size_of::<Header>()].copy_from_slice(bytemuck::bytes_of(&h));
+            b
+        };
+        assert!(decode(&relabel(9)).unwrap_err().contains("version 9"));
+        assert!(decode(&relabel(1)).unwrap_err().contains("older sphrigid"));
+        // A version 2 file (no header checksum) is still read.
+        let c = sample();
+        let v3 = encode(&c);
+        let h: Header = bytemuck::pod_read_unaligned(&v3[..size_of::<Header>()]);
+        let mut v2 = bytemuck::bytes_of(&HeaderV2 { version: 2, ..h.v2 }).to_vec();
+        v2.extend_from_slice(&v3[size_of::<Header>()..]);
+        let back = decode(&v2).unwrap();
+        assert_eq!((back.steps, back.particles), (c.steps, c.particles));
         let tmp = tempfile::tempdir().unwrap();
         let run = RunDir::new(tmp.path());
         assert!(read(&run).unwrap().is_none());
         std::fs::write(run.checkpoint(), &flipped).unwrap();
         let e = read(&run).unwrap_err();
         assert_eq!(e.exit_code(), 2);
-        assert!(e.to_string().contains("checkpoint.bin"), "{e}");
+        assert!(
+            e.to_string()
+                .contains("checkpoint.bin is damaged (checksum mismatch)")
+                && e.to_string()
+                    .contains("fix: start the run over with --overwrite"),
+            "{e}"
+        );
     }
 }

@@ -16,6 +16,8 @@ pub struct AppendTable {
     file: Option<File>,
     header: String,
     len: u64,
+    /// CRC-32 of the bytes written so far, grown with each frame's rows.
+    crc: crc32fast::Hasher,
 }
 
 impl AppendTable {
@@ -27,6 +29,7 @@ impl AppendTable {
             file: None,
             header: format!("{header}\n"),
             len: 0,
+            crc: crc32fast::Hasher::new(),
         }
     }
 
@@ -49,6 +52,14 @@ impl AppendTable {
             )));
         }
         file.set_len(len).map_err(|e| Error::io(&t.path, e))?;
+        let kept = File::open(&t.path).map_err(|e| Error::io(&t.path, e))?;
+        let crc = super::checksum::crc_of_prefix(kept, len).ok_or_else(|| {
+            Error::io(
+                &t.path,
+                std::io::Error::new(std::io::ErrorKind::UnexpectedEof, "cut short while read"),
+            )
+        })?;
+        t.crc = crc32fast::Hasher::new_with_initial_len(crc, len);
         t.file = Some(file);
         t.len = len;
         Ok(t)
@@ -57,6 +68,14 @@ impl AppendTable {
     /// Bytes written so far (what a checkpoint records).
     pub fn len(&self) -> u64 {
         self.len
+    }
+
+    /// Length and CRC-32 of what is written so far.
+    pub fn sum(&self) -> super::checksum::FileSum {
+        super::checksum::FileSum {
+            bytes: self.len,
+            crc32: self.crc.clone().finalize(),
+        }
     }
 
     /// Whether nothing has been written yet.
@@ -80,6 +99,7 @@ impl AppendTable {
             .and_then(|()| f.flush())
             .map_err(|e| Error::io(path, e))?;
         self.len += buf.len() as u64;
+        self.crc.update(buf.as_bytes());
         Ok(())
     }
 }

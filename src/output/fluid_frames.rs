@@ -1,5 +1,6 @@
 //! `OUT/fluid/fluid_NNNNN.ply`: the liquid particles of each frame, written by [`FrameWriter`]
 //! (which records every frame in the manifest) and read back by [`read_fluid`].
+use super::checksum::FileSum;
 use super::manifest::{FrameEntry, Manifest};
 use super::ply::{FLUID_PROPERTIES, FluidVertex, PlyBuilder};
 use super::run_dir::RunDir;
@@ -81,14 +82,38 @@ impl FrameWriter {
         time: f64,
         extra: std::collections::BTreeMap<String, serde_json::Value>,
     ) -> Result<()> {
+        self.write_frame_files(p, params, index, time, extra, Default::default())?;
+        self.manifest.write(&self.run)
+    }
+
+    /// Write one frame's fluid file and list it in the manifest in memory (not yet written,
+    /// see [`FrameWriter::write_manifest`]) with the frame's other files (`extra`) and their
+    /// sums (`sums`), the fluid file's sum added.
+    pub fn write_frame_files(
+        &mut self,
+        p: &Particles,
+        params: &LiquidParams,
+        index: u32,
+        time: f64,
+        extra: std::collections::BTreeMap<String, serde_json::Value>,
+        mut sums: std::collections::BTreeMap<String, FileSum>,
+    ) -> Result<()> {
         let name = RunDir::fluid_frame_name(index);
-        write_atomic(&self.run.join(&name), &encode_fluid(p, params, index, time))?;
+        let bytes = encode_fluid(p, params, index, time);
+        write_atomic(&self.run.join(&name), &bytes)?;
+        sums.insert(name.clone(), FileSum::of(&bytes));
         self.manifest.frames.push(FrameEntry {
             index,
             time,
             fluid: name,
             extra,
+            checksums: sums,
         });
+        Ok(())
+    }
+
+    /// Write the manifest as it stands.
+    pub fn write_manifest(&self) -> Result<()> {
         self.manifest.write(&self.run)
     }
 

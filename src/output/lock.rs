@@ -8,6 +8,7 @@ use super::run_dir::RunDir;
 use crate::{Error, Result};
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, Write};
+use std::path::{Path, PathBuf};
 
 /// The lock on a run directory, held until dropped.
 #[derive(Debug)]
@@ -94,15 +95,7 @@ pub fn claim(run: &RunDir, claim: Claim) -> Result<usize> {
     }
     match claim {
         Claim::Resume => Ok(0),
-        Claim::Refuse => Err(Error::input(format!(
-            "{}: holds the output of an earlier run ({} files, e.g. {}); fix: add --resume to continue it, --overwrite to replace it, or choose another --out",
-            run.path().display(),
-            files.len(),
-            files[0]
-                .strip_prefix(run.path())
-                .unwrap_or(&files[0])
-                .display()
-        ))),
+        Claim::Refuse => Err(earlier_run(run, &files)),
         Claim::Overwrite => {
             for f in &files {
                 std::fs::remove_file(f).map_err(|e| Error::io(f, e))?;
@@ -119,6 +112,178 @@ pub fn claim(run: &RunDir, claim: Claim) -> Result<usize> {
             Ok(files.len())
         }
     }
+}
+
+/// The input error for a directory that holds an earlier run's `files` (not empty).
+fn earlier_run(run: &RunDir, files: &[PathBuf]) -> Error {
+    Error::input(format!(
+        "{}: holds the output of an earlier run ({} files, e.g. {}); fix: add --resume to continue it, --overwrite to replace it ({}), or choose another --out",
+        run.path().display(),
+        files.len(),
+        files[0]
+            .strip_prefix(run.path())
+            .unwrap_or(&files[0])
+            .display(),
+        removal(run, files)
+    ))
+}
+
+/// What `--overwrite` would remove of `files` (an earlier run's, in `run`), in words:
+/// "removes frames 0..4 (10 files in fluid/ and rigid/), 3 tables, the checkpoint and the
+/// manifest".
+pub fn removal(run: &RunDir, files: &[PathBuf]) -> String {
+    let in_dir = |d: &Path| files.iter().filter(|f| f.parent() == Some(d)).count();
+    let (fluid, rigid, surface) = (
+        in_dir(&run.fluid_dir()),
+        in_dir(&run.rigid_dir()),
+        in_dir(&run.surface_dir()),
+    );
+    let is = |name: &str| files.iter().any(|f| f == &run.join(name));
+    let count = |n: usize, one: &str, many: &str| {
+        if n == 1 {
+            format!("1 {one}")
+        } else {
+            format!("{n} {many}")
+        }
+    };
+    let mut parts = Vec::new();
+    let frame_files = fluid + rigid + surface;
+    if frame_files > 0 {
+        let folders: Vec<&str> = [(fluid, "fluid/"), (rigid, "rigid/"), (surface, "surface/")]
+            .into_iter()
+            .filter(|(n, _)| *n > 0)
+            .map(|(_, d)| d)
+            .collect();
+        let indexes: Vec<u32> = files
+            .iter()
+            .filter(|f| f.parent() == Some(&run.fluid_dir()))
+            .filter_map(|f| f.file_stem()?.to_str()?.rsplit_once('_')?.1.parse().ok())
+            .collect();
+        let frames = match (indexes.iter().min(), indexes.iter().max()) {
+            (Some(a), Some(b)) if a == b => format!("frame {a}"),
+            (Some(a), Some(b)) => format!("frames {a}..{b}"),
+            _ => "the frames".to_string(),
+        };
+        parts.push(format!(
+            "{frames} ({} in {})",
+            count(frame_files, "file", "files"),
+            folders.join(" and ")
+        ));
+    }
+    let tables = [
+        super::run_dir::RIGID_STATES,
+        super::run_dir::JOINT_ERRORS,
+        super::run_dir::RUN_METRICS,
+    ]
+    .into_iter()
+    .filter(|t| is(t))
+    .count();
+    if tables > 0 {
+        parts.push(count(tables, "table", "tables"));
+    }
+    let failed = files
+        .iter()
+        .filter(|f| {
+            f.parent() == Some(run.path())
+                && f.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with("failed_lcp_"))
+        })
+        .count();
+    if failed > 0 {
+        parts.push(count(
+            failed,
+            "failed contact problem",
+            "failed contact problems",
+        ));
+    }
+    let vtk = run.vtk_dir();
+    let exports = files
+        .iter()
+        .filter(|f| f.starts_with(&vtk) || f == &&run.usd_stage())
+        .count();
+    if exports > 0 {
+        parts.push(count(exports, "exported file", "exported files"));
+    }
+    if is(super::run_dir::CHECKPOINT) {
+        parts.push("the checkpoint".into());
+    }
+    if is(super::run_dir::MANIFEST) {
+        parts.push("the manifest".into());
+    }
+    let listed: usize = frame_files + tables + failed + exports;
+    let others = files.len().saturating_sub(
+        listed
+            + usize::from(is(super::run_dir::CHECKPOINT))
+            + usize::from(is(super::run_dir::MANIFEST)),
+    );
+    if others > 0 {
+        parts.push(count(others, "temporary file", "temporary files"));
+    }
+    let last = parts.pop().unwrap_or_default();
+    if parts.is_empty() {
+        format!("removes {last}")
+    } else {
+        format!("removes {} and {last}", parts.join(", "))
+    }
+}
+
+/// Before a new run prints anything: refuse a directory `run` that holds an earlier run's
+/// files, as [`claim`] with [`Claim::Refuse`] would, and say, when they are a complete run
+/// of the same scene (`scene_hash`, as the manifest records it), how to keep,
+/// replace or extend it.
+pub fn refuse_earlier(run: &RunDir, scene_file: &Path, scene_hash: u32) -> Result<()> {
+    let files = run.own_files();
+    if files.is_empty() {
+        return Ok(());
+    }
+    // A run still writing there is named by [`lock`], which comes next.
+    if let Ok(f) = File::open(run.lock())
+        && matches!(f.try_lock(), Err(TryLockError::WouldBlock))
+    {
+        return Ok(());
+    }
+    let Some(m) = super::manifest::read_for_resume(run)
+        .filter(|m| m.complete && m.scene_hash == format!("{scene_hash:08x}"))
+    else {
+        return Err(earlier_run(run, &files));
+    };
+    let finished = std::fs::metadata(run.manifest())
+        .and_then(|m| m.modified())
+        .map_or(String::new(), |t| format!(", finished {}", utc(t)));
+    Err(Error::input(format!(
+        "{} already holds a complete run of {} ({}{finished}). To keep it, choose another --out; to replace it, add --overwrite ({}); to extend it, add --resume with a larger --frames",
+        run.path().display(),
+        scene_file.display(),
+        match m.frames.len().saturating_sub(1) {
+            1 => "1 frame".to_string(),
+            n => format!("{n} frames"),
+        },
+        removal(run, &files)
+    )))
+}
+
+/// A time as `2026-12-06 20:15 UTC`.
+fn utc(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs()) as i64;
+    let (days, rest) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Howard Hinnant's civil_from_days.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        rest / 3600,
+        rest % 3600 / 60
+    )
 }
 
 #[cfg(test)]
@@ -158,5 +323,53 @@ mod tests {
         assert!(!run.fluid_frame(4).exists() && !run.manifest().exists());
         assert!(tmp.path().join("notes.txt").exists());
         assert_eq!(claim(&run, Claim::Refuse).unwrap(), 0);
+    }
+
+    #[test]
+    fn an_earlier_run_is_refused_early_unless_a_live_run_holds_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path());
+        let scene = Path::new("s.toml");
+        refuse_earlier(&run, scene, 7).unwrap();
+        std::fs::write(run.manifest(), br#"{"complete": true, "scene_hash": "00000007", "frames": [{"index": 0}, {"index": 1}]}"#).unwrap();
+        let e = refuse_earlier(&run, scene, 7).unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(
+            e.to_string()
+                .contains("already holds a complete run of s.toml (1 frame, finished"),
+            "{e}"
+        );
+        let e = refuse_earlier(&run, scene, 8).unwrap_err().to_string();
+        assert!(e.contains("holds the output of an earlier run"), "{e}");
+        let held = lock(&run).unwrap();
+        refuse_earlier(&run, scene, 7).unwrap();
+        drop(held);
+    }
+
+    #[test]
+    fn the_removal_is_described_and_dates_are_utc() {
+        let tmp = tempfile::tempdir().unwrap();
+        let run = RunDir::new(tmp.path());
+        std::fs::create_dir_all(run.fluid_dir()).unwrap();
+        std::fs::create_dir_all(run.rigid_dir()).unwrap();
+        for i in 0..3 {
+            std::fs::write(run.fluid_frame(i), b"x").unwrap();
+            std::fs::write(run.body_frame("box", i), b"x").unwrap();
+        }
+        for f in [
+            run.manifest(),
+            run.checkpoint(),
+            run.run_metrics(),
+            run.rigid_states(),
+        ] {
+            std::fs::write(f, b"x").unwrap();
+        }
+        assert_eq!(
+            removal(&run, &run.own_files()),
+            "removes frames 0..2 (6 files in fluid/ and rigid/), 2 tables, the checkpoint and the manifest"
+        );
+        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_796_581_500);
+        assert_eq!(utc(t), "2026-12-06 18:25 UTC");
+        assert_eq!(utc(std::time::UNIX_EPOCH), "1970-01-01 00:00 UTC");
     }
 }

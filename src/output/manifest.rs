@@ -1,5 +1,6 @@
 //! `OUT/manifest.json`: what a run wrote, rewritten after every frame ([`Manifest::write`]),
 //! and the part of it that readers of a run need ([`read`]).
+use super::checksum::FileSum;
 use super::run_dir::{RunDir, not_a_run};
 use super::write_atomic;
 use crate::Result;
@@ -19,6 +20,19 @@ pub struct FrameEntry {
     /// Further files of this frame (rigid bodies), by kind.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,
+    /// Size and CRC-32 of the frame's fluid and body files, by name relative to the output
+    /// directory (`--resume` checks them).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub checksums: BTreeMap<String, FileSum>,
+}
+
+/// A stretch of a run computed on one backend (listed once a resume changed the backend).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BackendSegment {
+    /// The first frame computed on it (0, or the checkpoint's frame the run resumed from).
+    pub from_frame: u32,
+    /// The backend's name.
+    pub backend: String,
 }
 
 /// A step whose contact LCP fell back to penalty.
@@ -69,8 +83,12 @@ pub struct Manifest {
     /// The index of the first frame (the initial state): always 0; Blender and Houdini start
     /// at 1 by default.
     pub frame_start: u32,
-    /// The compute backend used.
+    /// The compute backend used (by the latest process, when a resume changed it).
     pub backend: String,
+    /// The backends of a run resumed with another `--backend`, in order; empty when one
+    /// backend computed every frame.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub backend_segments: Vec<BackendSegment>,
     /// Number of liquid particles.
     pub particles: usize,
     /// Liquid particles removed at setup because they started inside a body.
@@ -108,6 +126,9 @@ pub struct Manifest {
     /// The settings of the liquid's surfaces (`surface/`), when the run builds them.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub surface: Option<serde_json::Value>,
+    /// Size and CRC-32 of each table (`rigid_states.csv`, ...) as of the last frame listed.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub tables: BTreeMap<String, FileSum>,
     /// The frames written so far.
     pub frames: Vec<FrameEntry>,
 }
@@ -150,6 +171,50 @@ pub fn read_scene(run: &RunDir) -> Option<(serde_json::Value, Option<String>)> {
     let text = std::fs::read_to_string(run.manifest()).ok()?;
     let m: SceneIn = serde_json::from_str(&text).ok()?;
     Some((m.scene, m.scene_hash))
+}
+
+/// What `--resume` checks of an earlier run's manifest: its backend, the files of every
+/// frame with their sums (absent from manifests written before sums were recorded) and the
+/// tables' sums.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct ResumeRecord {
+    /// The backend the earlier run used last.
+    #[serde(default)]
+    pub backend: String,
+    /// Its backend segments (see [`Manifest::backend_segments`]).
+    #[serde(default)]
+    pub backend_segments: Vec<BackendSegment>,
+    /// Whether it finished.
+    #[serde(default)]
+    pub complete: bool,
+    /// Its scene's hash (see [`Manifest::scene_hash`]).
+    #[serde(default)]
+    pub scene_hash: String,
+    /// Its scene file.
+    #[serde(default)]
+    pub scene_file: String,
+    /// The frames it lists.
+    #[serde(default)]
+    pub frames: Vec<ResumeFrame>,
+    /// The tables' sums as of its last frame.
+    #[serde(default)]
+    pub tables: BTreeMap<String, FileSum>,
+}
+
+/// One frame of a [`ResumeRecord`].
+#[derive(Debug, Clone, Deserialize)]
+pub struct ResumeFrame {
+    /// Frame index.
+    pub index: u32,
+    /// The files' sums (empty in older manifests).
+    #[serde(default)]
+    pub checksums: BTreeMap<String, FileSum>,
+}
+
+/// The manifest of `run` as `--resume` checks it; `None` when there is no readable one.
+pub fn read_for_resume(run: &RunDir) -> Option<ResumeRecord> {
+    let text = std::fs::read_to_string(run.manifest()).ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 /// One frame listed in the manifest, its paths made absolute.

@@ -6,6 +6,7 @@
 //! the readers) and above the physics data it serialises (liquid, rigid, joints, lcp);
 //! nothing in the physics imports it.
 pub mod checkpoint;
+pub mod checksum;
 pub mod csv;
 pub mod export;
 pub mod failed_lcp;
@@ -15,6 +16,7 @@ pub mod lock;
 pub mod manifest;
 pub mod mesh_files;
 pub mod ply;
+pub mod resume_check;
 pub mod rigid_frames;
 pub mod rigid_states;
 pub mod run_dir;

@@ -1,5 +1,6 @@
 //! `OUT/rigid/<body>_NNNNN.ply`: each body's surface mesh posed for the frame, written through
 //! a temporary file and a rename by [`RigidFrameWriter`] and read back by [`read_body`].
+use super::checksum::FileSum;
 use super::mesh_files::read_ply;
 use super::ply::{PlyBuilder, Scalar};
 use super::run_dir::RunDir;
@@ -54,18 +55,24 @@ impl RigidFrameWriter {
     }
 
     /// Write every body's posed mesh for frame `index`; returns the manifest entries of the
-    /// frame (`"rigid": {body: file}`).
+    /// frame (`"rigid": {body: file}`) and each file's size and CRC-32.
     pub fn write_frame(
         &mut self,
         bodies: &[RigidBody],
         index: u32,
         time: f64,
-    ) -> Result<BTreeMap<String, serde_json::Value>> {
+    ) -> Result<(
+        BTreeMap<String, serde_json::Value>,
+        BTreeMap<String, FileSum>,
+    )> {
+        let mut sums = BTreeMap::new();
         for b in bodies {
             let name = RunDir::body_frame_name(&b.name, index);
-            write_atomic(&self.run.join(&name), &encode_posed_mesh(b, index, time))?;
+            let bytes = encode_posed_mesh(b, index, time);
+            write_atomic(&self.run.join(&name), &bytes)?;
+            sums.insert(name, FileSum::of(&bytes));
         }
-        Ok(manifest_entries(bodies, index))
+        Ok((manifest_entries(bodies, index), sums))
     }
 }
 

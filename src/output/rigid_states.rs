@@ -125,6 +125,11 @@ impl StatesWriter {
         self.table.len()
     }
 
+    /// Length and CRC-32 of what is written so far (what the manifest records).
+    pub fn sum(&self) -> super::checksum::FileSum {
+        self.table.sum()
+    }
+
     /// Whether nothing has been written yet.
     pub fn is_empty(&self) -> bool {
         self.table.is_empty()

@@ -127,6 +127,11 @@ impl MetricsWriter {
         self.table.len()
     }
 
+    /// Length and CRC-32 of what is written so far (what the manifest records).
+    pub fn sum(&self) -> super::checksum::FileSum {
+        self.table.sum()
+    }
+
     /// Whether nothing has been written yet.
     pub fn is_empty(&self) -> bool {
         self.table.is_empty()

@@ -5,14 +5,18 @@
 use super::Simulation;
 use super::surfaces::SurfaceWorker;
 use crate::coupling::leak::LeakCheck;
+use crate::output::checksum::FileSum;
 use crate::output::manifest::{FrameEntry, FrameRef};
+use crate::output::resume_check::FrameSums;
 use crate::output::rigid_frames::manifest_entries;
+use crate::output::run_dir::{JOINT_ERRORS, RIGID_STATES, RUN_METRICS};
 use crate::output::{
     Checkpoint, FrameWriter, JointErrorWriter, Manifest, MetricsRow, MetricsWriter,
     RigidFrameWriter, RunDir, StatesWriter,
 };
 use crate::surface::SurfaceParams;
 use crate::{Error, Result};
+use std::collections::BTreeMap;
 
 /// The writers of a run's per-frame files.
 #[derive(Debug)]
@@ -37,14 +41,16 @@ pub struct SurfaceOutput {
 
 impl RunOutputs {
     /// The writers for `sim` into `run`, starting with `manifest`: from scratch, or, given a
-    /// checkpoint, after its frame (the manifest lists frames 0 to that frame, and the
-    /// frames and failed contact problems written after the checkpoint are removed).
+    /// checkpoint and the sums of the frames it keeps (checked by
+    /// [`crate::output::resume_check`]), after its frame (the manifest lists frames 0 to that
+    /// frame, and the frames and failed contact problems written after the checkpoint are
+    /// removed).
     pub fn open(
         run: &RunDir,
         sim: &Simulation,
         mut manifest: Manifest,
         fps: f64,
-        resumed: Option<&Checkpoint>,
+        resumed: Option<(&Checkpoint, FrameSums)>,
         surface: Option<SurfaceOutput>,
     ) -> Result<RunOutputs> {
         let has_bodies = !sim.bodies.is_empty();
@@ -53,7 +59,7 @@ impl RunOutputs {
             manifest.surface = Some(serde_json::to_value(&s.params).expect("settings serialise"));
         }
         let worker = surface.map(|s| SurfaceWorker::start(run, s.container, s.params));
-        let Some(c) = resumed else {
+        let Some((c, mut kept)) = resumed else {
             let writer = FrameWriter::new(run, manifest)?;
             let rigid = if has_bodies {
                 Some((RigidFrameWriter::new(run)?, StatesWriter::new(run)))
@@ -85,6 +91,7 @@ impl RunOutputs {
                     }
                     extra
                 },
+                checksums: kept.remove(&index).unwrap_or_default(),
             })
             .collect();
         manifest.lcp_fallbacks = c.fallbacks.clone();
@@ -106,6 +113,11 @@ impl RunOutputs {
             None
         };
         let metrics = MetricsWriter::resume(run, metrics)?;
+        manifest.tables = table_sums(
+            rigid.as_ref().map(|r| &r.1),
+            joint_errors.as_ref(),
+            &metrics,
+        );
         // The manifest first, then the files it no longer lists: a reader never meets a
         // manifest that lists a frame of the abandoned steps.
         let writer = FrameWriter::new(run, manifest)?;
@@ -193,7 +205,9 @@ impl RunOutputs {
     }
 
     /// Write frame `frame` at simulated time `time`: its figures, the bodies' frames, states
-    /// and joint errors, then the fluid frame and the manifest that lists them all.
+    /// and joint errors, then the fluid frame; the manifest in memory lists them all, with
+    /// their sums, and is written by [`FrameWriter::write_manifest`] (after the checkpoint,
+    /// when one is due).
     pub fn write_frame(&mut self, sim: &mut Simulation, frame: u32, time: f64) -> Result<()> {
         let energy = sim.energy();
         let leak = self.leak_check.deepest(sim.particles(), &sim.bodies);
@@ -208,11 +222,11 @@ impl RunOutputs {
             lcp_unsolved: tally.unsolved,
             lcp_residual: tally.residual,
         })?;
-        let extra = match self.rigid.as_mut() {
+        let (extra, sums) = match self.rigid.as_mut() {
             Some((meshes, states)) => {
-                let extra = meshes.write_frame(&sim.bodies, frame, time)?;
+                let written = meshes.write_frame(&sim.bodies, frame, time)?;
                 states.write_frame(&sim.bodies, frame, time)?;
-                extra
+                written
             }
             None => Default::default(),
         };
@@ -225,8 +239,19 @@ impl RunOutputs {
                 self.writer.manifest.add_surface(done);
             }
         }
-        self.writer
-            .write_frame_with(sim.particles(), sim.liquid.params(), frame, time, extra)?;
+        self.writer.manifest.tables = table_sums(
+            self.rigid.as_ref().map(|r| &r.1),
+            self.joint_errors.as_ref(),
+            &self.metrics,
+        );
+        self.writer.write_frame_files(
+            sim.particles(),
+            sim.liquid.params(),
+            frame,
+            time,
+            extra,
+            sums,
+        )?;
         self.submit_surface(sim, frame, time)
     }
 
@@ -238,4 +263,23 @@ impl RunOutputs {
             self.metrics.len(),
         ]
     }
+}
+
+/// The manifest's record of the tables written so far (those the run has).
+fn table_sums(
+    states: Option<&StatesWriter>,
+    joints: Option<&JointErrorWriter>,
+    metrics: &MetricsWriter,
+) -> BTreeMap<String, FileSum> {
+    let mut out = BTreeMap::new();
+    for (name, sum) in [
+        (RIGID_STATES, states.map(StatesWriter::sum)),
+        (JOINT_ERRORS, joints.map(JointErrorWriter::sum)),
+        (RUN_METRICS, Some(metrics.sum())),
+    ] {
+        if let Some(sum) = sum.filter(|s| s.bytes > 0) {
+            out.insert(name.to_string(), sum);
+        }
+    }
+    out
 }

@@ -4,8 +4,9 @@ use super::Simulation;
 use super::checkpoint::{self, changed_keys, scene_hash};
 use super::outputs::{RunOutputs, SurfaceOutput};
 use crate::backend::Backend;
+use crate::output::manifest::{BackendSegment, ResumeRecord};
 use crate::output::{
-    Checkpoint, Claim, FallbackEntry, FrameWriter, Manifest, RunDir, failed_lcp, lock,
+    Checkpoint, Claim, FallbackEntry, FrameWriter, Manifest, RunDir, failed_lcp, lock, resume_check,
 };
 use crate::scene::LoadedScene;
 use crate::surface::SurfaceParams;
@@ -23,6 +24,11 @@ pub struct RunOptions {
     pub frames: Option<u32>,
     /// The backend chosen.
     pub backend: Backend,
+    /// Whether `--backend` named it (cpu or gpu): only then may a resumed run change backend.
+    pub backend_explicit: bool,
+    /// The command that runs this scene into `out` again, as the user would type it, without
+    /// `--resume` or `--overwrite` (for the fixes that messages name).
+    pub command: String,
     /// What to do with an earlier run's files in `out`: refuse them, resume that run from its
     /// checkpoint, or remove them first.
     pub claim: Claim,
@@ -106,6 +112,7 @@ pub fn initial_manifest(
         up_axis: "y",
         frame_start: 0,
         backend: backend.name().to_string(),
+        backend_segments: Vec::new(),
         particles: sim.particles().len(),
         removed_inside_bodies: sim.removed_inside_bodies,
         particle_radius: params.spacing as f64 / 2.0,
@@ -122,6 +129,7 @@ pub fn initial_manifest(
         wall_seconds: 0.0,
         lcp_fallbacks: Vec::new(),
         surface: None,
+        tables: Default::default(),
         frames: Vec::new(),
     }
 }
@@ -185,9 +193,15 @@ fn record_unsolved(
     Ok(())
 }
 
-/// The checkpoint a resumed run takes up from `run`, checked against the scene and the
-/// frames asked for; `None` for a directory without a run in it.
-fn take_up(run: &RunDir, loaded: &LoadedScene, frames: u32) -> Result<Option<Checkpoint>> {
+/// The checkpoint a resumed run takes up from `run`, checked against the scene, the frames
+/// asked for and the backend, with the earlier manifest; `None` for a directory without a
+/// run in it.
+fn take_up(
+    run: &RunDir,
+    loaded: &LoadedScene,
+    frames: u32,
+    opts: &RunOptions,
+) -> Result<Option<(Checkpoint, ResumeRecord)>> {
     let Some(c) = crate::output::checkpoint::read(run)? else {
         if run.own_files().is_empty() {
             return Ok(None);
@@ -217,7 +231,68 @@ fn take_up(run: &RunDir, loaded: &LoadedScene, frames: u32) -> Result<Option<Che
             c.frame
         )));
     }
-    Ok(Some(c))
+    let record = crate::output::manifest::read_for_resume(run).unwrap_or_default();
+    let now = opts.backend.name();
+    if !record.backend.is_empty() && record.backend != now && !opts.backend_explicit {
+        return Err(Error::input(format!(
+            "{}: --resume: the earlier run computed on the {} backend, and this one would on the {now} backend; fix: add --backend {} to continue as before, or --backend {now} to switch (the manifest then records both)",
+            run.path().display(),
+            record.backend,
+            record.backend
+        )));
+    }
+    Ok(Some((c, record)))
+}
+
+/// The backend segments of a run resumed at `frame` on `now` after `record`: unchanged when
+/// the backend is the one before, else the earlier ones and a new one from `frame`.
+fn segments(record: &ResumeRecord, frame: u32, now: &str) -> Vec<BackendSegment> {
+    let mut out = record.backend_segments.clone();
+    if record.backend.is_empty() || record.backend == now {
+        return out;
+    }
+    if out.is_empty() {
+        out.push(BackendSegment {
+            from_frame: 0,
+            backend: record.backend.clone(),
+        });
+    }
+    out.retain(|s| s.from_frame < frame);
+    out.push(BackendSegment {
+        from_frame: frame,
+        backend: now.to_string(),
+    });
+    out
+}
+
+/// The error for a frame or checkpoint that could not be written (`e`, at frame `frame`),
+/// saying what is intact and what to do: after a full disk, free space and resume from the
+/// last checkpoint (`checkpoint_frame`) with the exact command.
+fn write_failed(e: Error, frame: u32, checkpoint_frame: Option<u32>, opts: &RunOptions) -> Error {
+    let Error::Io { source, .. } = &e else {
+        return e;
+    };
+    let intact = match frame {
+        0 => format!("no frame was written in {}", opts.out.display()),
+        1 => format!("frame 0 in {} is intact", opts.out.display()),
+        n => format!("frames 0..{} in {} are intact", n - 1, opts.out.display()),
+    };
+    let resume = match checkpoint_frame {
+        Some(c) => format!(
+            "then continue from the checkpoint at frame {c} with: {} --resume",
+            opts.command
+        ),
+        None => format!("then start over with: {} --overwrite", opts.command),
+    };
+    if source.kind() == std::io::ErrorKind::StorageFull {
+        Error::input(format!(
+            "{e} (the disk is full); {intact}; fix: free disk space, {resume}"
+        ))
+    } else {
+        Error::input(format!(
+            "{e}; {intact}; fix: free disk space or make the directory writable, {resume}, or write elsewhere (--out)"
+        ))
+    }
 }
 
 /// Run a loaded scene, calling `progress` after every frame written and `log` with every
@@ -235,14 +310,29 @@ pub fn run(
     let _lock = lock::lock(&run_dir)?;
     lock::claim(&run_dir, opts.claim)?;
     let resumed = match opts.claim {
-        Claim::Resume => take_up(&run_dir, loaded, frames)?,
+        Claim::Resume => take_up(&run_dir, loaded, frames, opts)?,
         _ => None,
     };
     let hash = scene_hash(scene);
-    let at = resumed.as_ref().map(|c| (c.frame, c.steps, c.wall_seconds));
-    let mut sim = Simulation::setup_from(loaded, opts.backend, resumed.clone())?;
+    let at = resumed
+        .as_ref()
+        .map(|(c, _)| (c.frame, c.steps, c.wall_seconds));
+    let mut sim =
+        Simulation::setup_from(loaded, opts.backend, resumed.as_ref().map(|r| r.0.clone()))?;
     let guard = super::guard::StateGuard::new(scene, &sim);
-    let manifest = initial_manifest(loaded, &sim, opts.backend, frames);
+    let mut manifest = initial_manifest(loaded, &sim, opts.backend, frames);
+    // Every frame and table the resumed run keeps is checked before anything is written.
+    let kept = match &resumed {
+        Some((c, record)) => {
+            let bodies: Vec<String> = sim.bodies.iter().map(|b| b.name.clone()).collect();
+            manifest.backend_segments = segments(record, c.frame, opts.backend.name());
+            let rerun = format!("{} --overwrite", opts.command);
+            Some(resume_check::check(
+                &run_dir, record, c.frame, &bodies, c.tables, &rerun,
+            )?)
+        }
+        None => None,
+    };
     let surface = scene.output.surface.then(|| SurfaceOutput {
         params: SurfaceParams::for_run(manifest.particle_radius, manifest.kernel_radius),
         container: scene.container.as_ref().map(|c| (c.min, c.max)),
@@ -252,11 +342,12 @@ pub fn run(
         &sim,
         manifest,
         scene.time.fps,
-        resumed.as_ref(),
+        resumed.as_ref().map(|(c, _)| c).zip(kept),
         surface,
     )?;
     drop(resumed);
     let (first_frame, resumed_steps, wall_before) = at.unwrap_or((0, 0, 0.0));
+    let mut checkpoint_frame = at.map(|a| a.0);
     let mut unsolved_files = 0;
     let checkpoint_due = |frame: u32| {
         frame == frames
@@ -274,15 +365,24 @@ pub fn run(
         )?;
         crate::output::checkpoint::write(&run_dir, &c)
     };
+    // A frame's files, then (when due) its checkpoint, then the manifest that lists them:
+    // the manifest names a checkpoint step only once that checkpoint is on disk.
+    let mut finish_frame =
+        |sim: &mut Simulation, out: &mut RunOutputs, frame: u32, time: f64, due: bool| {
+            (|| {
+                out.write_frame(sim, frame, time)?;
+                if due {
+                    save(sim, out, frame)?;
+                    out.writer.manifest.checkpoint_step = Some(sim.steps);
+                    checkpoint_frame = Some(frame);
+                }
+                out.writer.write_manifest()
+            })()
+            .map_err(|e| write_failed(e, frame, checkpoint_frame, opts))
+        };
     if at.is_none() {
         sim.liquid.update_densities()?;
-        if checkpoint_due(0) {
-            out.writer.manifest.checkpoint_step = Some(0);
-        }
-        out.write_frame(&mut sim, 0, 0.0)?;
-        if checkpoint_due(0) {
-            save(&sim, &out, 0)?;
-        }
+        finish_frame(&mut sim, &mut out, 0, 0.0, checkpoint_due(0))?;
     }
     let start = Instant::now();
     let mut last = Progress {
@@ -343,24 +443,8 @@ pub fn run(
         if whole {
             let time = frame as f64 / scene.time.fps;
             let due = checkpoint_due(frame) || stop.is_some();
-            if due {
-                out.writer.manifest.checkpoint_step = Some(sim.steps);
-            }
             let t0 = Instant::now();
-            out.write_frame(&mut sim, frame, time)
-                .map_err(|e| match e {
-                    // A full disk or a vanished directory: say what to do and what was kept.
-                    Error::Io { .. } => Error::input(format!(
-                        "{e}; fix: free disk space or write elsewhere (--out). Frames 0..{} in {} \
-                     are intact",
-                        frame - 1,
-                        opts.out.display()
-                    )),
-                    other => other,
-                })?;
-            if due {
-                save(&sim, &out, frame)?;
-            }
+            finish_frame(&mut sim, &mut out, frame, time, due)?;
             for line in out.surface_failures() {
                 log(&line);
             }
