@@ -1,7 +1,7 @@
 //! `sphrigid check`: validate a scene and summarise it without running it.
 use crate::backend::Backend;
 use crate::sim::footprint::{self, Footprint};
-use crate::sim::{Simulation, build, cfl};
+use crate::sim::{Simulation, build, cfl, step_counts};
 use crate::{Result, scene};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -43,6 +43,8 @@ pub fn run(args: CheckArgs) -> Result<()> {
     // Before a particle is made: the count and the memory they need.
     let fp = Footprint::of(s);
     fp.guard(&args.scene, Backend::Cpu, args.max_memory)?;
+    // The steps it derives, before the particles are made.
+    step_counts::check(&loaded)?;
     let mut o = String::new();
     let liquid = build::liquid(s);
     let (params, particles) = (&liquid.params, &liquid.particles);

@@ -3,7 +3,7 @@ use crate::backend::Backend;
 use crate::output::Claim;
 use crate::sim::footprint::{self, Footprint};
 use crate::sim::runner::{self, Progress, RunOptions};
-use crate::sim::{build, cfl};
+use crate::sim::{build, cfl, step_counts};
 use crate::{Error, Result, scene};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::IsTerminal;
@@ -70,6 +70,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     }
     let (backend, why) = Backend::choose(args.backend.as_deref().unwrap_or("auto"))?;
     Footprint::of(&loaded.scene).guard(&args.scene, backend, args.max_memory)?;
+    step_counts::check(&loaded)?;
     if let Some(excess) = cfl::check(&loaded, &build::liquid(&loaded.scene)) {
         let e = excess.to_error(&loaded);
         if args.strict_cfl {

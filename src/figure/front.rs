@@ -54,7 +54,9 @@ pub fn read_reference(path: &Path) -> Result<Vec<[f64; 2]>> {
             path.display()
         ))
     };
-    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read it ({e})")))?;
+    let text = crate::bounded_read::read_text_with(path, &crate::bounded_read::REFERENCE, |e| {
+        bad(format!("cannot read it ({e})"))
+    })?;
     let points: Vec<[f64; 2]> = text
         .lines()
         .filter(|l| !l.trim_start().starts_with('#'))

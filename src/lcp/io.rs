@@ -78,7 +78,7 @@ struct StructuredJson {
 
 /// Read and check a problem file; errors name the file and the place.
 pub fn load(path: &Path) -> Result<ProblemFile> {
-    let text = std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?;
+    let text = crate::bounded_read::read_text(path, &crate::bounded_read::LCP_PROBLEM)?;
     parse(&text, &path.display().to_string())
 }
 

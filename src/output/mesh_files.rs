@@ -1,7 +1,7 @@
 //! Mesh files a scene names: PLY and OBJ readers into a [`TriMesh`] (the physics reads no
 //! file format itself), and the validation of what they read as a closed solid.
 use crate::rigid::mesh::{TriMesh, Validation};
-use crate::{Error, Result};
+use crate::{Error, Result, bounded_read};
 use glam::DVec3;
 use std::path::Path;
 
@@ -20,28 +20,12 @@ fn unreadable(path: &Path, e: std::io::Error) -> Error {
 }
 
 /// The largest mesh file read, bytes.
-pub const MAX_MESH_BYTES: u64 = 512 << 20;
+pub const MAX_MESH_BYTES: u64 = bounded_read::MESH.bytes;
 
-/// Read a PLY or OBJ file, chosen by its extension, without validating it.
+/// Read a PLY or OBJ file, chosen by its extension, without validating it. A device
+/// (`/dev/zero`) or a huge file would be read until memory runs out: both go through the
+/// bounded reader.
 pub fn read(path: &Path) -> Result<TriMesh> {
-    // A device (`/dev/zero`) or a huge file would be read until memory runs out.
-    if let Ok(meta) = std::fs::metadata(path) {
-        if !meta.is_file() {
-            return Err(Error::input(format!(
-                "{}: not a regular file; fix: give the path of a .ply or .obj mesh file",
-                path.display()
-            )));
-        }
-        if meta.len() > MAX_MESH_BYTES {
-            return Err(Error::input(format!(
-                "{}: {:.1} MiB is more than the {} MiB a mesh may take; fix: decimate the mesh \
-                 (a body's particles need far fewer triangles)",
-                path.display(),
-                meta.len() as f64 / 1048576.0,
-                MAX_MESH_BYTES >> 20
-            )));
-        }
-    }
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -60,7 +44,7 @@ pub fn read(path: &Path) -> Result<TriMesh> {
 pub fn read_ply(path: &Path) -> Result<TriMesh> {
     use ply_rs_bw::parser::Parser;
     use ply_rs_bw::ply::{DefaultElement, Property};
-    let file = std::fs::File::open(path).map_err(|e| unreadable(path, e))?;
+    let file = bounded_read::open_with(path, &bounded_read::MESH, |e| unreadable(path, e))?;
     let mut reader = std::io::BufReader::new(file);
     let ply = Parser::<DefaultElement>::new()
         .read_ply(&mut reader)
@@ -142,7 +126,7 @@ fn fan(poly: &[u32], out: &mut Vec<[u32; 3]>) -> std::result::Result<(), String>
 /// Read the `v` and `f` records of a Wavefront OBJ file (other records are ignored);
 /// polygons are fanned into triangles, negative (relative) indices are supported.
 pub fn read_obj(path: &Path) -> Result<TriMesh> {
-    let text = std::fs::read(path).map_err(|e| unreadable(path, e))?;
+    let text = bounded_read::read_bytes_with(path, &bounded_read::MESH, |e| unreadable(path, e))?;
     let text = String::from_utf8(text).map_err(|_| {
         Error::input(format!(
             "{}: not a text OBJ file (invalid UTF-8); fix: export it again as OBJ",

@@ -212,7 +212,9 @@ pub fn read_spec(dir: &SweepDir) -> Result<SweepSpec> {
             path.display()
         ))
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| fail(format!("cannot read it ({e})")))?;
+    let text = crate::bounded_read::read_text_with(&path, &crate::bounded_read::SWEEP_FILE, |e| {
+        fail(format!("cannot read it ({e})"))
+    })?;
     let spec: SweepSpec =
         serde_json::from_str(&text).map_err(|e| fail(format!("not a sweep file ({e})")))?;
     if spec.values.len() != spec.keys.len()
@@ -295,7 +297,7 @@ pub fn parse_table(text: &str) -> std::result::Result<(Vec<String>, Vec<Vec<Stri
 /// Read `DIR/sweep.csv` back as its header and rows.
 pub fn read_table(dir: &SweepDir) -> Result<(Vec<String>, Vec<Vec<String>>)> {
     let path = dir.csv();
-    let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+    let text = crate::bounded_read::read_text(&path, &crate::bounded_read::SWEEP_FILE)?;
     parse_table(&text).map_err(|e| {
         Error::input(format!(
             "{}: {e}; fix: run `sphrigid collect` again to rewrite it",

@@ -26,7 +26,7 @@ pub use problem::Problem;
 pub use schema::Scene;
 pub use time::TimeSpec;
 
-use crate::{Error, Result};
+use crate::{Error, Result, bounded_read};
 use locate::{line_col, path_at};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -81,20 +81,20 @@ fn toml_error(file: &Path, text: &str, e: &toml::de::Error, fix: &str) -> Error 
     Error::input(format!("{place}: {}; fix: {fix}", e.message().trim()))
 }
 
-/// Read, override and validate a scene file.
-pub fn load(file: &Path, sets: &[String]) -> Result<LoadedScene> {
-    let text = std::fs::read_to_string(file).map_err(|e| {
-        if e.kind() == std::io::ErrorKind::InvalidData {
-            return Error::input(format!(
-                "{}: the scene is not UTF-8 text; fix: save it as UTF-8 (a TOML file is text)",
-                file.display()
-            ));
-        }
+/// The text of a scene file, through the bounded reader: a special file, one past
+/// [`bounded_read::SCENE`]'s size or one that is not UTF-8 is refused, naming the file.
+pub fn read(file: &Path) -> Result<String> {
+    bounded_read::read_text_with(file, &bounded_read::SCENE, |e| {
         Error::input(format!(
             "cannot read scene file {}: {e}; fix: check the path (scenes live in scenes/, e.g. scenes/dam_break.toml)",
             file.display()
         ))
-    })?;
+    })
+}
+
+/// Read, override and validate a scene file.
+pub fn load(file: &Path, sets: &[String]) -> Result<LoadedScene> {
+    let text = read(file)?;
     parse(text, file, sets)
 }
 

@@ -16,6 +16,21 @@ pub struct Override {
 impl Override {
     /// Parse `liquid.0.viscosity.sigma=0.5`.
     pub fn parse(text: &str) -> Result<Override> {
+        let max = crate::bounded_read::MAX_SET_BYTES;
+        if text.len() > max {
+            let key: String = text
+                .split('=')
+                .next()
+                .unwrap_or("")
+                .chars()
+                .take(60)
+                .collect();
+            return Err(Error::input(format!(
+                "--set {key}=...: is {}; a --set argument may be at most {}; fix: put long values in the scene file",
+                crate::bounded_read::size(text.len() as u64),
+                crate::bounded_read::size(max as u64)
+            )));
+        }
         let (key, raw) = text.split_once('=').ok_or_else(|| {
             Error::input(format!(
                 "--set {text}: expected KEY=VALUE; fix: write it as, for example, --set liquid.0.viscosity.sigma=0.5"

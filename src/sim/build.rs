@@ -57,6 +57,44 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
         })
         .collect();
     let particles = Particles::from_blocks(&blocks, s);
+    let Stepping {
+        stable_dt,
+        substeps,
+        dt,
+        settle,
+    } = stepping(scene);
+    LiquidSetup {
+        spacing,
+        params,
+        particles,
+        stable_dt,
+        substeps,
+        dt,
+        settle,
+    }
+}
+
+/// A scene's time stepping, derived from the scene alone (nothing is allocated).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Stepping {
+    /// The largest stable step by the CFL condition, s (infinite without liquid).
+    pub stable_dt: f64,
+    /// Steps per frame.
+    pub substeps: u32,
+    /// Step size, s.
+    pub dt: f64,
+    /// How the liquid settles before time 0 (no steps when `[solver] settle = false`).
+    pub settle: SettlePlan,
+}
+
+/// The time stepping of a validated scene: its stable step, steps per frame, step and
+/// settling, as [`liquid`] takes them, without making a particle.
+pub fn stepping(scene: &Scene) -> Stepping {
+    let first = scene.liquid.first();
+    let (s, ratio) = (
+        first.map_or(0.01, |b| b.spacing),
+        first.map_or(2.0, |b| b.kernel_radius),
+    );
     let stable_dt = stable_dt(scene, s, ratio);
     let substeps = substeps(&scene.time, stable_dt);
     let dt = 1.0 / (scene.time.fps * substeps as f64);
@@ -65,10 +103,7 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
     } else {
         SettlePlan::default()
     };
-    LiquidSetup {
-        spacing,
-        params,
-        particles,
+    Stepping {
         stable_dt,
         substeps,
         dt,
@@ -147,7 +182,7 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
 
 /// A block's near stiffness: the scene's, else [`default_near_stiffness`] for the scene's
 /// gravity and rest kernel sum at `spacing` and kernel radius `ratio` spacings.
-fn near_stiffness(scene: &Scene, b: &scene::LiquidBlock, spacing: f64, ratio: f64) -> f64 {
+pub fn near_stiffness(scene: &Scene, b: &scene::LiquidBlock, spacing: f64, ratio: f64) -> f64 {
     b.near_stiffness.unwrap_or_else(|| {
         let g = DVec3::from_array(scene.gravity).length();
         let rho0 = rest_kernel_sum(ratio, scene.solver.packed_rest);

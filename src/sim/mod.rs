@@ -8,6 +8,7 @@ pub mod guard;
 pub mod outputs;
 pub mod runner;
 pub mod settle;
+pub mod step_counts;
 pub mod surfaces;
 
 use crate::backend::Backend;
@@ -186,6 +187,8 @@ impl Simulation {
         settle: bool,
     ) -> Result<Simulation> {
         let scene = &loaded.scene;
+        // Before a particle is made or a step settled: counts past their limits.
+        step_counts::check(loaded)?;
         let liquid = build::liquid(scene);
         let (spacing, plan) = (liquid.spacing, liquid.settle);
         let mut sim = Simulation::with_liquid(liquid, scene);

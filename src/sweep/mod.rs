@@ -207,12 +207,7 @@ pub fn plan(
             )));
         }
     }
-    let text = std::fs::read_to_string(req.scene).map_err(|e| {
-        Error::input(format!(
-            "cannot read scene file {}: {e}; fix: check the path (scenes live in scenes/, e.g. scenes/dam_break.toml)",
-            req.scene.display()
-        ))
-    })?;
+    let text = scene::read(req.scene)?;
     let combos = combinations(req.varies);
     let names = run_names(&keys, &combos);
     for (i, (combo, name)) in combos.iter().zip(&names).enumerate() {
