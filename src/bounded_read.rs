@@ -52,6 +52,20 @@ pub const REFERENCE: Limit = Limit {
     fix: "give a CSV of T,Z lines such as tests/data/martin_moyce_1952.csv",
 };
 
+/// A run's checkpoint (`checkpoint.bin`), read by `--resume`.
+pub const CHECKPOINT: Limit = Limit {
+    what: "a checkpoint",
+    bytes: 16 << 30,
+    fix: "start the run over with --overwrite (a checkpoint this large was not written by sphrigid)",
+};
+
+/// A run's manifest (`manifest.json`), read by `--resume`, `export`, `figure` and `collect`.
+pub const MANIFEST: Limit = Limit {
+    what: "a run's manifest",
+    bytes: 1 << 30,
+    fix: "give the output directory of a `sphrigid run`",
+};
+
 /// The longest `--set KEY=VALUE` argument, bytes.
 pub const MAX_SET_BYTES: usize = 64 << 10;
 

@@ -1,5 +1,7 @@
 //! Bad input gets one clear error naming the file, the key and the line, exit status 2 and no
 //! panic; frames already written stay intact.
+#[path = "cli_errors/bounded_inputs.rs"]
+mod bounded_inputs;
 mod common;
 use std::path::Path;
 

@@ -308,10 +308,15 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
 /// another version.
 pub fn read(run: &RunDir) -> Result<Option<Checkpoint>> {
     let path = run.checkpoint();
-    let bytes = match std::fs::read(&path) {
+    let mut missing = false;
+    let read = crate::bounded_read::read_bytes_with(&path, &crate::bounded_read::CHECKPOINT, |e| {
+        missing = e.kind() == std::io::ErrorKind::NotFound;
+        Error::io(&path, e)
+    });
+    let bytes = match read {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(&path, e)),
+        Err(_) if missing => return Ok(None),
+        Err(e) => return Err(e),
     };
     decode(&bytes).map(Some).map_err(|what| {
         Error::input(format!(

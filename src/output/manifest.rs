@@ -6,7 +6,7 @@ use super::write_atomic;
 use crate::Result;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One written frame.
 #[derive(Debug, Clone, Serialize)]
@@ -168,7 +168,8 @@ pub fn read_scene(run: &RunDir) -> Option<(serde_json::Value, Option<String>)> {
         #[serde(default)]
         scene_hash: Option<String>,
     }
-    let text = std::fs::read_to_string(run.manifest()).ok()?;
+    let text =
+        crate::bounded_read::read_text(&run.manifest(), &crate::bounded_read::MANIFEST).ok()?;
     let m: SceneIn = serde_json::from_str(&text).ok()?;
     Some((m.scene, m.scene_hash))
 }
@@ -213,7 +214,8 @@ pub struct ResumeFrame {
 
 /// The manifest of `run` as `--resume` checks it; `None` when there is no readable one.
 pub fn read_for_resume(run: &RunDir) -> Option<ResumeRecord> {
-    let text = std::fs::read_to_string(run.manifest()).ok()?;
+    let text =
+        crate::bounded_read::read_text(&run.manifest(), &crate::bounded_read::MANIFEST).ok()?;
     serde_json::from_str(&text).ok()
 }
 
@@ -290,12 +292,19 @@ struct FrameIn {
     surface: Option<String>,
 }
 
+/// The text of the manifest at `path`, through the bounded reader; a missing or unreadable
+/// one is an input error naming it.
+fn read_manifest_text(path: &Path) -> Result<String> {
+    crate::bounded_read::read_text_with(path, &crate::bounded_read::MANIFEST, |e| {
+        not_a_run(path, &format!("cannot read the manifest ({e})"))
+    })
+}
+
 /// Read the manifest of the run in `run`; a missing, unparsable or frameless manifest is an
 /// input error naming the file.
 pub fn read(run: &RunDir) -> Result<ManifestRead> {
     let manifest_path = run.manifest();
-    let text = std::fs::read_to_string(&manifest_path)
-        .map_err(|e| not_a_run(&manifest_path, &format!("cannot read the manifest ({e})")))?;
+    let text = read_manifest_text(&manifest_path)?;
     let m: ManifestIn = serde_json::from_str(&text)
         .map_err(|e| not_a_run(&manifest_path, &format!("not a sphrigid manifest ({e})")))?;
     if m.frames.is_empty() {
@@ -333,8 +342,7 @@ pub fn read(run: &RunDir) -> Result<ManifestRead> {
 /// `surface`) and the settings they were built with (`surface` at the top).
 pub fn record_surfaces(run: &RunDir, settings: serde_json::Value, built: &[u32]) -> Result<()> {
     let path = run.manifest();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| not_a_run(&path, &format!("cannot read the manifest ({e})")))?;
+    let text = read_manifest_text(&path)?;
     let mut m: serde_json::Value = serde_json::from_str(&text)
         .map_err(|e| not_a_run(&path, &format!("not a sphrigid manifest ({e})")))?;
     let Some(root) = m.as_object_mut() else {
