@@ -69,6 +69,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         eprintln!("warning: {e} (--strict-cfl makes this an error)");
     }
+    for note in build::mesh_notes(&loaded) {
+        eprintln!("note: {note}");
+    }
     let out = loaded.output_dir(args.out.as_deref());
     eprintln!(
         "{}: {why}; writing to {}",
