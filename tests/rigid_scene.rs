@@ -438,7 +438,7 @@ fn bodies_in_a_wall_in_each_other_or_too_big_for_the_container_exit_2_naming_the
                 box_at("a", "0.15, 0.15, 0.15", ""),
                 box_at("b", "0.24, 0.15, 0.15", "")
             ),
-            vec!["body[1] 'b' overlaps body[0] 'a' by 0.0100 m", "allow_overlap = true"],
+            vec!["body[1] 'b' overlaps body[0] 'a' by about 0.0100 m", "allow_overlap = true"],
         ),
         (
             "too_big.toml",
@@ -623,7 +623,7 @@ fn mesh_bodies_overlapping_are_refused_and_touching_ones_pass() {
         d,
         "meshes.toml",
         &two(0.23),
-        &["body[1] 'b' overlaps body[0] 'a' by 0.0100 m", "fix:"],
+        &["body[1] 'b' overlaps body[0] 'a' by about 0.0100 m", "fix:"],
     );
     let path = d.join("touching.toml");
     std::fs::write(&path, two(0.24)).unwrap();

@@ -117,8 +117,9 @@ pub fn check_walls(
 struct Solid<'a> {
     /// The body's primitive, if it is one (its inside test is exact).
     primitive: Option<Primitive>,
-    /// The body's surface (a mesh's own, a primitive's tessellation) with its face index.
-    surface: std::borrow::Cow<'a, MeshSolid>,
+    /// The body's surface (a mesh's own, a primitive's tessellation) with its face index;
+    /// none for a box or a sphere, whose distances are closed forms.
+    surface: Option<std::borrow::Cow<'a, MeshSolid>>,
     /// The solid's bounds, grown by a particle spacing: nothing outside lies inside.
     lo: DVec3,
     /// The upper corner of those bounds.
@@ -128,10 +129,15 @@ struct Solid<'a> {
 impl<'a> Solid<'a> {
     fn of(body: &'a RigidBody) -> Solid<'a> {
         let (primitive, surface) = match &body.shape {
-            Shape::Mesh(m) => (None, std::borrow::Cow::Borrowed(m)),
+            Shape::Mesh(m) => (None, Some(std::borrow::Cow::Borrowed(m))),
+            Shape::Primitive(p @ (Primitive::Box { .. } | Primitive::Sphere { .. })) => {
+                (Some(*p), None)
+            }
             Shape::Primitive(p) => (
                 Some(*p),
-                std::borrow::Cow::Owned(MeshSolid::new(body.surface.clone())),
+                Some(std::borrow::Cow::Owned(MeshSolid::new(
+                    body.surface.clone(),
+                ))),
             ),
         };
         let (lo, hi) = body.shape.bounds();
@@ -145,10 +151,26 @@ impl<'a> Solid<'a> {
     }
 
     /// The distance of `p` from the surface, the nearest point, the feature of the nearest
-    /// face it lies on, and that face.
+    /// face it lies on, and that face (a box's or a sphere's: the distance alone, the rest
+    /// unused).
     fn nearest(&self, p: DVec3) -> (f64, DVec3, TriangleFeature, usize) {
-        let f = self.surface.nearest_face(p);
-        let [a, b, c] = self.surface.mesh.corners(f);
+        let Some(surface) = &self.surface else {
+            let d = match self.primitive {
+                Some(Primitive::Sphere { radius }) => (radius - p.length()).abs(),
+                Some(Primitive::Box { size }) => {
+                    let gap = size * 0.5 - p.abs();
+                    if gap.cmpgt(DVec3::ZERO).all() {
+                        gap.min_element()
+                    } else {
+                        (-gap).max(DVec3::ZERO).length()
+                    }
+                }
+                _ => unreachable!("a solid without a surface is a box or a sphere"),
+            };
+            return (d, p, TriangleFeature::Face, 0);
+        };
+        let f = surface.nearest_face(p);
+        let [a, b, c] = surface.mesh.corners(f);
         let (q, feature) = closest_feature(p, a, b, c);
         ((p - q).length(), q, feature, f)
     }
@@ -162,8 +184,11 @@ impl<'a> Solid<'a> {
             return prim.contains(p).then(|| self.nearest(p).0);
         }
         let (d, q, feature, f) = self.nearest(p);
+        let Some(surface) = &self.surface else {
+            return None;
+        };
         let inside = match feature {
-            TriangleFeature::Face => (p - q).dot(self.surface.mesh.face_normal(f)) < 0.0,
+            TriangleFeature::Face => (p - q).dot(surface.mesh.face_normal(f)) < 0.0,
             // Nearest an edge or a corner, the face's side may mislead: count the crossings.
             _ => {
                 let lattice = Lattice {
@@ -171,7 +196,7 @@ impl<'a> Solid<'a> {
                     spacing: 1.0,
                     dims: [1, 1, 1],
                 };
-                mesh_inside(&self.surface.mesh, &lattice)[0]
+                mesh_inside(&surface.mesh, &lattice)[0]
             }
         };
         (inside && d > 0.0).then_some(d)
@@ -257,11 +282,11 @@ pub fn check_pairs(
                     loaded,
                     j,
                     format!(
-                        "body[{j}] '{}' overlaps body[{i}] '{}' by {overlap:.4} m, more than half a spacing ({tol:.4} m)",
+                        "body[{j}] '{}' overlaps body[{i}] '{}' by about {overlap:.4} m, more than half a spacing ({tol:.4} m)",
                         b.name, a.name
                     ),
                     format!(
-                        "move them {overlap:.4} m apart (position, orientation), or set allow_overlap = true on body[{j}] or body[{i}] if this is intended"
+                        "move them apart, by at least that much (position, orientation), or set allow_overlap = true on body[{j}] or body[{i}] if this is intended"
                     ),
                 ));
             }
