@@ -401,3 +401,232 @@ fn bad_body_keys_and_meshes_exit_2_with_the_place_and_the_fix() {
         &["flipped.obj", "inconsistently oriented"],
     );
 }
+
+/// A scene with a 0.3 m container, a liquid block of spacing 0.01 and `bodies` (TOML text).
+fn placed(bodies: &str) -> String {
+    format!(
+        "[container]\nmin = [0, 0, 0]\nmax = [0.3, 0.3, 0.3]\n[[liquid]]\nmin = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\nspacing = 0.01\n[time]\nframes = 1\n{bodies}"
+    )
+}
+
+/// A 0.1 m box named `name` at `position`, with `extra` keys.
+fn box_at(name: &str, position: &str, extra: &str) -> String {
+    format!(
+        "[[body]]\nname = \"{name}\"\nshape = {{ type = \"box\", size = [0.1, 0.1, 0.1] }}\nposition = [{position}]\n{extra}\n"
+    )
+}
+
+#[test]
+fn bodies_in_a_wall_in_each_other_or_too_big_for_the_container_exit_2_naming_the_overlap() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let cases = [
+        (
+            "in_wall.toml",
+            box_at("b", "0.04, 0.2, 0.15", ""),
+            vec!["body[0] 'b'", "0.0100 m into the container's wall at x = 0", "allow_overlap"],
+        ),
+        (
+            "in_floor.toml",
+            box_at("b", "0.2, 0, 0.15", ""),
+            vec!["body[0] 'b'", "0.0500 m into the container's wall at y = 0", "move the body"],
+        ),
+        (
+            "overlap.toml",
+            format!(
+                "{}{}",
+                box_at("a", "0.15, 0.15, 0.15", ""),
+                box_at("b", "0.24, 0.15, 0.15", "")
+            ),
+            vec!["body[1] 'b' overlaps body[0] 'a' by about 0.0100 m", "allow_overlap = true"],
+        ),
+        (
+            "too_big.toml",
+            "[[body]]\nname = \"big\"\nshape = { type = \"sphere\", radius = 1.0 }\nposition = [0.15, 0.15, 0.15]\n".to_string(),
+            vec!["body[0] 'big' does not fit in the container", "2.0000 m", "0.3000 m"],
+        ),
+    ];
+    for (name, bodies, words) in cases {
+        let mut words = words;
+        words.extend([name, "body[", "position", "fix:"]);
+        check_fails(d, name, &placed(&bodies), &words);
+        // The refused run wrote nothing: no manifest, no frame.
+        let out = d.join("out");
+        assert!(!out.join("manifest.json").exists(), "{name}");
+        assert!(!out.join("fluid").exists(), "{name}");
+    }
+}
+
+#[test]
+fn an_allowed_overlap_and_bodies_resting_on_the_floor_and_on_each_other_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let spheres = "[[body]]\nname = \"s\"\nshape = { type = \"sphere\", radius = 0.05 }\nposition = [0.2, 0.05, 0.15]\n\
+                   [[body]]\nname = \"t\"\nshape = { type = \"sphere\", radius = 0.05 }\nposition = [0.2, 0.15, 0.15]\n\
+                   [[body]]\nname = \"c\"\nshape = { type = \"cylinder\", radius = 0.03, height = 0.07 }\nposition = [0.2, 0.235, 0.15]\n";
+    let turned = "[[body]]\nname = \"r\"\nshape = { type = \"box\", size = [0.1, 0.1, 0.1] }\nposition = [0.15, 0.0707107, 0.15]\norientation = { axis = [0, 0, 1], degrees = 45 }\n";
+    for (name, bodies) in [
+        (
+            "allowed.toml",
+            format!(
+                "{}{}",
+                box_at("a", "0.15, 0.15, 0.15", ""),
+                box_at("b", "0.24, 0.15, 0.15", "allow_overlap = true")
+            ),
+        ),
+        (
+            "stacked.toml",
+            format!(
+                "{}{}",
+                box_at("a", "0.2, 0.05, 0.15", ""),
+                box_at("b", "0.2, 0.15, 0.15", "")
+            ),
+        ),
+        ("round.toml", spheres.to_string()),
+        ("turned.toml", turned.to_string()),
+    ] {
+        let path = d.join(name);
+        std::fs::write(&path, placed(&bodies)).unwrap();
+        let r = sphrigid(&["check", path.to_str().unwrap()]);
+        assert!(
+            r.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    }
+}
+
+/// The T-handle mesh with every face's winding reversed, written into `dir`.
+fn inward_mesh(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(repo("scenes/meshes/t_handle.obj")).unwrap();
+    let reversed: String = text
+        .lines()
+        .map(|l| match l.strip_prefix("f ") {
+            Some(f) => format!(
+                "f {}\n",
+                f.split_whitespace().rev().collect::<Vec<_>>().join(" ")
+            ),
+            None => format!("{l}\n"),
+        })
+        .collect();
+    let p = dir.join("inward.obj");
+    std::fs::write(&p, reversed).unwrap();
+    p
+}
+
+/// A scene of one T-handle mesh body (`file`, `scale`) in free flight for a frame.
+fn mesh_body_scene(dir: &Path, name: &str, file: &str, scale: &str) -> PathBuf {
+    let text = format!(
+        "gravity = [0, 0, 0]\n[time]\nframes = 1\nsubsteps = 1\n[[body]]\nname = \"w\"\nshape = {{ type = \"mesh\", path = \"{file}\", scale = {scale} }}\nspacing = 0.01\n"
+    );
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// The mass and inertia diagonal `check` prints for the scene's body.
+fn checked_body_line(scene: &Path) -> (String, String) {
+    let r = sphrigid(&["check", scene.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let out = String::from_utf8_lossy(&r.stdout).to_string();
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("body w"))
+        .unwrap_or_else(|| panic!("no body line: {out}"))
+        .to_string();
+    (line, String::from_utf8_lossy(&r.stderr).to_string())
+}
+
+#[test]
+fn an_inward_mesh_is_noted_by_check_run_and_inertia() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mesh = inward_mesh(d);
+    let note = "mesh ";
+    let flipped = "inward.obj faces inward; it was flipped";
+    let scene = mesh_body_scene(d, "inward.toml", "inward.obj", "1.0");
+    let (_, err) = checked_body_line(&scene);
+    assert!(
+        err.contains("note: body[0] 'w': ") && err.contains(flipped),
+        "check: {err}"
+    );
+    let out = d.join("out");
+    let r = sphrigid(&[
+        "run",
+        scene.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{err}");
+    assert!(
+        err.contains("note: body[0] 'w': ") && err.contains(flipped),
+        "run: {err}"
+    );
+    let r = sphrigid(&["inertia", mesh.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert!(r.status.success(), "{err}");
+    assert!(
+        err.contains(note) && err.contains(flipped),
+        "inertia: {err}"
+    );
+    // The shipped mesh, the right way out, gets no note.
+    std::fs::copy(repo("scenes/meshes/t_handle.obj"), d.join("t.obj")).unwrap();
+    let (_, err) = checked_body_line(&mesh_body_scene(d, "t.toml", "t.obj", "1.0"));
+    assert!(!err.contains("note:"), "{err}");
+}
+
+#[test]
+fn a_mirroring_scale_is_noted_and_keeps_the_mass_and_inertia() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(repo("scenes/meshes/t_handle.obj"), d.join("t.obj")).unwrap();
+    let (plain, err) = checked_body_line(&mesh_body_scene(d, "p.toml", "t.obj", "1.0"));
+    assert!(!err.contains("mirrors"), "{err}");
+    let (mirrored, err) = checked_body_line(&mesh_body_scene(d, "m.toml", "t.obj", "[-1, 1, 1]"));
+    assert!(
+        err.contains("note: body[0] 'w': scale [-1.0, 1.0, 1.0] mirrors the mesh"),
+        "{err}"
+    );
+    assert!(!err.contains("faces inward"), "{err}");
+    // The mass (density times the volume) and the inertia of the mirror image are the
+    // original's: a mirror in x keeps the diagonal.
+    assert_eq!(plain, mirrored);
+    assert!(plain.contains("mass 0.576000 kg"), "{plain}");
+    // A mirrored inward mesh gets both notes.
+    inward_mesh(d);
+    let (both, err) = checked_body_line(&mesh_body_scene(d, "b.toml", "inward.obj", "[1, -1, 1]"));
+    assert!(
+        err.contains("mirrors") && err.contains("faces inward"),
+        "{err}"
+    );
+    assert_eq!(both, plain);
+}
+
+#[test]
+fn mesh_bodies_overlapping_are_refused_and_touching_ones_pass() {
+    // Two T-handles side by side: their cross bars (x from -0.12 to 0.12, non-convex solids)
+    // overlap by 1 cm at 0.23 m apart and touch at 0.24 m.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::copy(repo("scenes/meshes/t_handle.obj"), d.join("t.obj")).unwrap();
+    let two = |dx: f64| {
+        let body = |name: &str, x: f64| {
+            format!(
+                "[[body]]\nname = \"{name}\"\nshape = {{ type = \"mesh\", path = \"t.obj\" }}\nspacing = 0.005\nposition = [{x}, 0, 0]\n"
+            )
+        };
+        format!("gravity = [0, 0, 0]\n{}{}", body("a", 0.0), body("b", dx))
+    };
+    check_fails(
+        d,
+        "meshes.toml",
+        &two(0.23),
+        &["body[1] 'b' overlaps body[0] 'a' by about 0.0100 m", "fix:"],
+    );
+    let path = d.join("touching.toml");
+    std::fs::write(&path, two(0.24)).unwrap();
+    let r = sphrigid(&["check", path.to_str().unwrap()]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+}

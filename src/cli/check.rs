@@ -138,6 +138,9 @@ pub fn run(args: CheckArgs) -> Result<()> {
         );
     }
     let bodies = build::bodies(&loaded, liquid.spacing)?;
+    for note in build::mesh_notes(&loaded) {
+        eprintln!("note: {note}");
+    }
     let inside = crate::coupling::inside::inside_bodies(particles, &bodies);
     let removed = inside.iter().filter(|&&f| f).count();
     if removed > 0 {

@@ -161,8 +161,8 @@ pub fn run(args: InertiaArgs) -> Result<()> {
     let report = compute(&args)?;
     if report.flipped {
         eprintln!(
-            "note: {}: every face pointed inward; the faces were flipped",
-            args.mesh.display()
+            "note: {}",
+            crate::output::mesh_files::flipped_note(&args.mesh)
         );
     }
     if args.json {

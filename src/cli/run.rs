@@ -78,6 +78,9 @@ pub fn run(args: RunArgs) -> Result<()> {
         }
         eprintln!("warning: {e} (--strict-cfl makes this an error)");
     }
+    for note in build::mesh_notes(&loaded) {
+        eprintln!("note: {note}");
+    }
     eprintln!(
         "{}: {why}; writing to {}",
         args.scene.display(),

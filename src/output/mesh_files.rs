@@ -12,6 +12,14 @@ pub fn load(path: &Path) -> Result<(TriMesh, Validation)> {
     Ok((mesh, v))
 }
 
+/// The note on a mesh file whose faces all point inward: it was flipped.
+pub fn flipped_note(path: &Path) -> String {
+    format!(
+        "mesh {} faces inward; it was flipped (fix, to silence this: turn its normals outward, e.g. Blender: Mesh > Normals > Recalculate Outside)",
+        path.display()
+    )
+}
+
 fn unreadable(path: &Path, e: std::io::Error) -> Error {
     Error::input(format!(
         "{}: cannot read the mesh file ({e}); fix: check the path (relative paths in a scene are relative to the scene file)",

@@ -48,6 +48,14 @@ pub struct BodySpec {
     /// Time integrator: "euler", "rk4" or "implicit_midpoint".
     #[serde(default = "default_integrator")]
     pub integrator: String,
+    /// Accept the body overlapping other bodies or the container's walls, or not fitting in
+    /// the container, at time 0 (checked at setup otherwise).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub allow_overlap: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// The solid of a body.

@@ -13,6 +13,7 @@ use crate::scene::joint::{JointSpec, JointType, WORLD};
 use crate::scene::locate::KeyPath;
 use crate::scene::problem::{Checked, fail};
 use crate::scene::{self, CouplingSpec, LoadedScene, Scene};
+use crate::sim::placement;
 use crate::sim::settle::SettlePlan;
 use crate::{Error, Result};
 use glam::{DQuat, DVec3, Vec3A};
@@ -256,25 +257,70 @@ pub fn coupling(spec: &CouplingSpec) -> CouplingParams {
 
 /// Every body of a loaded scene at its initial state; mesh paths are relative to the scene
 /// file, and `default_spacing` (the liquid's spacing, if the scene has liquid) samples bodies
-/// whose table gives none. Problems name the scene file and the body.
+/// whose table gives none. Problems name the scene file and the body. Each body must fit in
+/// the container and a dynamic one stay clear of its walls (checked before it is sampled),
+/// and no two overlap ([`placement`]).
 pub fn bodies(loaded: &LoadedScene, default_spacing: Option<f64>) -> Result<Vec<RigidBody>> {
     let base = loaded.base_dir();
-    loaded
+    let bodies = loaded
         .scene
         .body
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            body(s, &base, default_spacing).map_err(|e| match e {
+            let named = |e: Error| match e {
                 Error::Input(m) => Error::input(format!(
                     "{}: body[{i}] '{}': {m}",
                     loaded.file.display(),
                     s.name
                 )),
                 other => other,
-            })
+            };
+            let shape = shape(s, &base).map_err(named)?;
+            let spacing = body_spacing(s, &shape, default_spacing);
+            let q = orientation(s).map_err(named)?;
+            let tol = placement::tolerance(default_spacing, spacing);
+            placement::check_walls(loaded, i, s, &shape, q, tol)?;
+            body_of_shape(s, &shape, spacing).map_err(named)
         })
-        .collect()
+        .collect::<Result<Vec<_>>>()?;
+    placement::check_pairs(loaded, &bodies, default_spacing)?;
+    Ok(bodies)
+}
+
+/// The notes on the scene's mesh bodies, one line each: a mesh whose faces all point inward
+/// (flipped), a scale that mirrors the mesh. A mesh that cannot be read gives none here (the
+/// build says why).
+pub fn mesh_notes(loaded: &LoadedScene) -> Vec<String> {
+    let base = loaded.base_dir();
+    let mut notes = Vec::new();
+    for (i, s) in loaded.scene.body.iter().enumerate() {
+        if let ShapeSpec::Mesh { path, scale } = &s.shape {
+            let file = base.join(path);
+            let who = format!("body[{i}] '{}'", s.name);
+            let v = scale.vector();
+            if v.x * v.y * v.z < 0.0 {
+                notes.push(format!(
+                    "{who}: scale {:?} mirrors the mesh {}; its mirror image is used (faces turned outward, mass properties those of the mirrored solid)",
+                    v.to_array(),
+                    file.display()
+                ));
+            }
+            let Ok(mut mesh) = read_and_scale(&file, v) else {
+                continue;
+            };
+            if mesh
+                .validate(&file.display().to_string())
+                .is_ok_and(|val| val.flipped)
+            {
+                notes.push(format!(
+                    "{who}: {}",
+                    crate::output::mesh_files::flipped_note(&file)
+                ));
+            }
+        }
+    }
+    notes
 }
 
 /// The shape of a checked body table in its own coordinates; meshes are read relative to
@@ -307,23 +353,38 @@ pub fn shape(spec: &BodySpec, base_dir: &Path) -> Result<Shape> {
     Ok(Shape::Primitive(prim))
 }
 
+/// A body's particle spacing: the table's, else `default_spacing` (the liquid's), else the
+/// shape's smallest extent / 20.
+fn body_spacing(spec: &BodySpec, shape: &Shape, default_spacing: Option<f64>) -> f64 {
+    let (lo, hi) = shape.bounds();
+    spec.spacing
+        .or(default_spacing)
+        .unwrap_or_else(|| (hi - lo).min_element() / 20.0)
+}
+
+/// A checked body table's initial orientation.
+fn orientation(spec: &BodySpec) -> Result<DQuat> {
+    match &spec.orientation {
+        Some(o) => o
+            .quat(&KeyPath::new().key("orientation"))
+            .map_err(|p| Error::input(format!("body '{}': {}: {}", spec.name, p.path, p.problem))),
+        None => Ok(DQuat::IDENTITY),
+    }
+}
+
 /// A checked body table's body at its initial state. `default_spacing` is used when the
 /// table gives none (the liquid's spacing); with neither, the spacing is the body's smallest
 /// extent / 20.
 pub fn body(spec: &BodySpec, base_dir: &Path, default_spacing: Option<f64>) -> Result<RigidBody> {
     let shape = shape(spec, base_dir)?;
-    let (lo, hi) = shape.bounds();
-    let spacing = spec
-        .spacing
-        .or(default_spacing)
-        .unwrap_or_else(|| (hi - lo).min_element() / 20.0);
-    let mut body = RigidBody::new(&spec.name, &shape, spec.density, spacing)?;
-    let q = match &spec.orientation {
-        Some(o) => o.quat(&KeyPath::new().key("orientation")).map_err(|p| {
-            Error::input(format!("body '{}': {}: {}", spec.name, p.path, p.problem))
-        })?,
-        None => DQuat::IDENTITY,
-    };
+    let spacing = body_spacing(spec, &shape, default_spacing);
+    body_of_shape(spec, &shape, spacing)
+}
+
+/// A checked body table's body of `shape` sampled at `spacing`, at its initial state.
+fn body_of_shape(spec: &BodySpec, shape: &Shape, spacing: f64) -> Result<RigidBody> {
+    let mut body = RigidBody::new(&spec.name, shape, spec.density, spacing)?;
+    let q = orientation(spec)?;
     // The shape's origin goes to `position`; the state tracks the centre of mass.
     let com = shape.mass_properties(spec.density).com;
     body.state.q = q;

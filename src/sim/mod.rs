@@ -6,6 +6,7 @@ pub mod energy;
 pub mod footprint;
 pub mod guard;
 pub mod outputs;
+pub mod placement;
 pub mod runner;
 pub mod settle;
 pub mod step_counts;
