@@ -24,6 +24,15 @@ fn export(run: &Path, to: &str) -> std::process::Output {
     common::sphrigid(&["export", run.to_str().unwrap(), "--to", to])
 }
 
+/// The one `error:` line of a command that must end with exit 2.
+fn one_error_line(r: &std::process::Output) -> String {
+    let err = String::from_utf8_lossy(&r.stderr);
+    assert_eq!(r.status.code(), Some(2), "{err}");
+    let error_lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
+    assert_eq!(error_lines.len(), 1, "{err}");
+    error_lines[0].to_string()
+}
+
 #[test]
 fn the_manifest_states_up_axis_frame_start_and_frames_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -124,17 +133,13 @@ fn a_missing_frame_is_one_line_and_exit_2_and_the_rest_is_exported() {
     std::fs::remove_file(run.join("fluid/fluid_00003.ply")).unwrap();
     std::fs::remove_file(run.join("rigid/block_00004.ply")).unwrap();
     for to in ["vtk", "usd"] {
-        let r = export(&run, to);
-        let err = String::from_utf8_lossy(&r.stderr);
-        assert_eq!(r.status.code(), Some(2), "{err}");
-        let error_lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
-        assert_eq!(error_lines.len(), 1, "{err}");
+        let line = one_error_line(&export(&run, to));
         assert!(
-            error_lines[0].contains("fluid_00003.ply")
-                && error_lines[0].contains("(and 1 more)")
-                && error_lines[0].contains("6 of 7 listed frames")
-                && error_lines[0].contains("fix:"),
-            "{err}"
+            line.contains("fluid_00003.ply")
+                && line.contains("(and 1 more)")
+                && line.contains("6 of 7 listed frames")
+                && line.contains("fix:"),
+            "{line}"
         );
     }
     let pvd = std::fs::read_to_string(run.join("vtk/fluid.pvd")).unwrap();
@@ -200,17 +205,13 @@ fn a_non_finite_value_is_refused_by_export_and_figure_naming_the_file_and_partic
     std::fs::write(&frame, &bytes).unwrap();
     let planted = std::fs::read(&frame).unwrap();
 
-    let r = export(&run, "vtk");
-    let err = String::from_utf8_lossy(&r.stderr);
-    assert_eq!(r.status.code(), Some(2), "{err}");
-    let error_lines: Vec<&str> = err.lines().filter(|l| l.starts_with("error:")).collect();
-    assert_eq!(error_lines.len(), 1, "{err}");
+    let line = one_error_line(&export(&run, "vtk"));
     assert!(
-        error_lines[0].contains("fluid_00003.ply")
-            && error_lines[0].contains("particle 0")
-            && error_lines[0].contains("x = NaN")
-            && error_lines[0].contains("6 of 7 listed frames"),
-        "{err}"
+        line.contains("fluid_00003.ply")
+            && line.contains("particle 0")
+            && line.contains("x = NaN")
+            && line.contains("6 of 7 listed frames"),
+        "{line}"
     );
     // The frame is left out, and no exported file holds the NaN.
     assert!(!run.join("vtk/fluid/fluid_00003.vtu").exists());

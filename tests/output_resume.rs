@@ -43,23 +43,28 @@ fn spawn(args: &[&str]) -> Child {
         .expect("the binary starts")
 }
 
-/// Every file under `dir` (relative path -> bytes), the run records left out.
-fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
+/// Every file under `dir` (relative path -> bytes), files named in `skip` left out.
+fn files_except(dir: &Path, skip: &[&str]) -> BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &Path, rel: &str, skip: &[&str], out: &mut BTreeMap<String, Vec<u8>>) {
         for e in std::fs::read_dir(dir).unwrap() {
             let p = e.unwrap().path();
             let name = p.file_name().unwrap().to_string_lossy().into_owned();
             let r = format!("{rel}{name}");
             if p.is_dir() {
-                walk(&p, &format!("{r}/"), out);
-            } else if !RUN_RECORDS.contains(&name.as_str()) {
+                walk(&p, &format!("{r}/"), skip, out);
+            } else if !skip.contains(&name.as_str()) {
                 out.insert(r, std::fs::read(&p).unwrap());
             }
         }
     }
     let mut out = BTreeMap::new();
-    walk(dir, "", &mut out);
+    walk(dir, "", skip, &mut out);
     out
+}
+
+/// Every file under `dir` (relative path -> bytes), the run records left out.
+fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    files_except(dir, &RUN_RECORDS)
 }
 
 fn assert_same_files(unbroken: &Path, resumed: &Path) {
@@ -293,21 +298,7 @@ fn a_locked_directory_is_refused_naming_the_holder() {
 /// Every file under `dir` (relative path -> bytes), the lock file left out: what a refused
 /// command must leave as it was.
 fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    fn walk(dir: &Path, rel: &str, out: &mut BTreeMap<String, Vec<u8>>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            let name = p.file_name().unwrap().to_string_lossy().into_owned();
-            let r = format!("{rel}{name}");
-            if p.is_dir() {
-                walk(&p, &format!("{r}/"), out);
-            } else if name != ".sphrigid.lock" {
-                out.insert(r, std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    walk(dir, "", &mut out);
-    out
+    files_except(dir, &[".sphrigid.lock"])
 }
 
 /// Run `args`, expecting exit 2 with every one of `want` in its stderr and `out` untouched.
