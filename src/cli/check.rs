@@ -169,7 +169,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
             b.integrator.name()
         );
     }
-    let joints = build::joints(&loaded, &bodies)?;
+    let joints = crate::sim::joint_setup::joints(&loaded, &bodies)?;
     for (j, spec) in joints.iter().zip(&s.joint) {
         let _ = writeln!(
             o,

@@ -38,7 +38,7 @@ pub struct SweepArgs {
 fn check_builds(loaded: &crate::scene::LoadedScene) -> Result<()> {
     let spacing = loaded.scene.liquid.first().map(|b| b.spacing);
     let bodies = build::bodies(loaded, spacing)?;
-    build::joints(loaded, &bodies)?;
+    crate::sim::joint_setup::joints(loaded, &bodies)?;
     Ok(())
 }
 

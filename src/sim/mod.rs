@@ -5,6 +5,7 @@ pub mod checkpoint;
 pub mod energy;
 pub mod footprint;
 pub mod guard;
+pub mod joint_setup;
 pub mod outputs;
 pub mod placement;
 pub mod runner;
@@ -198,7 +199,7 @@ impl Simulation {
             crate::coupling::inside::remove_liquid_inside(sim.liquid.particles_mut(), &sim.bodies);
         if !sim.bodies.is_empty() {
             let mut coupler = Coupler::new(&sim.bodies, &build::coupling(&scene.coupling));
-            coupler.joints = build::joints(loaded, &sim.bodies)?;
+            coupler.joints = crate::sim::joint_setup::joints(loaded, &sim.bodies)?;
             sim.coupler = Some(coupler);
             // The boundary lends the bodies' kernel sums to the liquid: without liquid there is
             // nothing to lend them to (and a large static body would take minutes to sift).
