@@ -13,7 +13,7 @@ if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
 need=()
 # mesa-vulkan-drivers and libvulkan1: lavapipe, the GPU backend's adapter on a machine without
 # a GPU; python3-venv and the X libraries that Blender's bpy module links to (it opens no
-# display); GNU parallel (Debian's `parallel`) runs a sweep's jobs.txt in tests/sweep_jobs.rs.
+# display); GNU parallel (Debian's `parallel`) runs a sweep's jobs.txt in tests/output/sweep_jobs.rs.
 for pkg in mesa-vulkan-drivers libvulkan1 python3-venv libx11-6 libxrender1 libxfixes3 libxi6 \
   libxkbcommon0 parallel; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")

@@ -23,14 +23,14 @@ run() { # run OUT_NAME SCENE [sphrigid run options...]
 }
 
 # --- The toppling block (scenes/toppling_block.toml), and ten times denser -------------------
-# 90 frames (3 s), as tests/coupling_toppling.rs follows it.
+# 90 frames (3 s), as tests/coupling/toppling.rs follows it.
 run topple scenes/toppling_block.toml --frames 90
 "$SPH" figure "$OUT/topple" --frames 0,6,8,9,11,90 -o "$OUT/topple/fig"
 cp "$OUT/topple/fig/frames.png" "$IMG/bodies_toppling_frames.png"
 run dense scenes/toppling_block.toml --set body.0.density=4000
 "$SPH" figure "$OUT/dense" --frames 0,9,45 -o "$OUT/dense/fig"
 
-# --- The block held back by a water column (tests/coupling_tipping.rs, spacing 0.005) --------
+# --- The block held back by a water column (tests/coupling/tipping.rs, spacing 0.005) --------
 # The test's block and tank; the column settles before time 0 with the block held (the
 # scene's settle), where the test holds the block for 0.3 s of coupled steps instead.
 for f in 0.85 1.15; do
@@ -61,14 +61,14 @@ EOF
 done
 cp "$OUT/tipping_1.15/fig/frames.png" "$IMG/bodies_tipping_frames.png"
 
-# --- Flat boxes in an open tank (scenes/floating_box.toml, tests/coupling_buoyancy.rs) -------
+# --- Flat boxes in an open tank (scenes/floating_box.toml, tests/coupling/buoyancy.rs) -------
 for s in 0.3 0.5 0.7; do
     y0=$(python3 -c "print(round(0.096 + 0.024 - $s * 0.048, 6))")
     run "buoy_$s" scenes/floating_box.toml --set "body.0.density=$(python3 -c "print($s * 1000)")" \
         --set "body.0.position=[0.144,$y0,0.06]"
 done
 
-# --- A box in a slab five particles deep (tests/coupling_floating.rs) ------------------------
+# --- A box in a slab five particles deep (tests/coupling/floating.rs) ------------------------
 slab() { # slab NAME DENSITY_RATIO UNDERSIDE_Y SLAB BOX_Z GHOST FRAMES
     cat >"$OUT/$1.toml" <<EOF
 [time]
@@ -103,12 +103,12 @@ slab wet_0.8 0.8 0.0025 0.0125 0.0125 true 120
 run honey scenes/viscous_elastic.toml
 run topple_penalty scenes/toppling_block.toml --frames 24 --set coupling.method=penalty
 
-# --- The hinged gate at the resolution of tests/joints_gate.rs ------------------------------
+# --- The hinged gate at the resolution of tests/bodies/joints_gate.rs ------------------------------
 run gate scenes/hinged_gate.toml --set liquid.0.spacing=0.025 --set body.0.spacing=0.01
 "$SPH" figure "$OUT/gate" --frames 0,9,12,18,30,42 --body gate -o "$OUT/gate/fig"
 cp "$OUT/gate/fig/frames.png" "$IMG/bodies_gate_frames.png"
 
-# --- The hinged bar of tests/joints_pendulum.rs (3 degrees, dt = 1 ms), and the chain -------
+# --- The hinged bar of tests/bodies/joints_pendulum.rs (3 degrees, dt = 1 ms), and the chain -------
 cat >"$OUT/pendulum.toml" <<EOF
 gravity = [0, -9.81, 0]
 [time]
@@ -135,7 +135,7 @@ run chain scenes/chain.toml
 run wrench scenes/wrench_in_space.toml
 python3 scenes/wrench_in_space_plot.py "$OUT/wrench/rigid_states.csv" wrench "$IMG/bodies_wrench_omega.png"
 
-# --- Debris carried by a surge (scenes/debris.toml, tests/coupling_debris.rs) ---------------
+# --- Debris carried by a surge (scenes/debris.toml, tests/coupling/debris.rs) ---------------
 run debris scenes/debris.toml
 "$SPH" figure "$OUT/debris" --frames 0,6,9,12,18,45 -o "$OUT/debris/fig"
 cp "$OUT/debris/fig/frames.png" "$IMG/bodies_debris_frames.png"

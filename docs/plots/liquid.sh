@@ -20,7 +20,7 @@ run() { # run NAME FRAMES: the scene $work/NAME.toml into $work/NAME
         --checkpoint-every 0 --backend cpu
 }
 
-# The column collapse of tests/liquid_martin_moyce.rs: a column a wide and 2a tall in a slab
+# The column collapse of tests/liquid/martin_moyce.rs: a column a wide and 2a tall in a slab
 # 7 spacings deep, `n` particles across a, frames every millisecond.
 column() { # column NAME A TANK N FRAMES
     local name=$1 a=$2 tank=$3 n=$4 frames=$5 s
@@ -60,7 +60,7 @@ column ko_16 0.146 4 16 270
     --reference tests/data/koshizuka_oka_1996.csv -o "$work/ko_16/fig"
 cp "$work/ko_16/fig/front.png" "$img/liquid_koshizuka_oka_front.png"
 
-# The still tank of tests/liquid_walls.rs: 10 x 20 x 3 particles at 1 cm, k = 100, 4 s, the
+# The still tank of tests/liquid/walls.rs: 10 x 20 x 3 particles at 1 cm, k = 100, 4 s, the
 # pressure averaged over its last 3 s (frames 51 to 200) as the test averages it. The sizes
 # are written as the test writes its f32 products (10 x 0.01 is 0.099999994), so that this
 # run is the test's run.
@@ -82,7 +82,7 @@ run still_tank 200
 "$bin" figure "$work/still_tank" --profile 51:200 --frames 0,200 -o "$work/still_tank/fig"
 cp "$work/still_tank/fig/profile.png" "$img/liquid_hydrostatic_profile.png"
 
-# The dam break of tests/liquid_walls.rs: scenes/dam_break.toml in a slab 5 particles deep,
+# The dam break of tests/liquid/walls.rs: scenes/dam_break.toml in a slab 5 particles deep,
 # to 3 s: no floor row sliding detached, no files standing on the walls.
 "$bin" run scenes/dam_break.toml --out "$work/dam_break_slab" --frames 90 --overwrite --quiet \
     --checkpoint-every 0 --backend cpu \
@@ -90,7 +90,7 @@ cp "$work/still_tank/fig/profile.png" "$img/liquid_hydrostatic_profile.png"
 "$bin" figure "$work/dam_break_slab" --frames 0,15,45,90 -o "$work/dam_break_slab/fig"
 cp "$work/dam_break_slab/fig/frames.png" "$img/liquid_walls_dam_break.png"
 
-# The still box of tests/liquid_rest.rs: 15 x 7 x 15 particles at 4 mm, 2 s.
+# The still box of tests/liquid/rest.rs: 15 x 7 x 15 particles at 4 mm, 2 s.
 cat > "$work/still_box.toml" <<TOML
 [time]
 fps = 50
@@ -107,7 +107,7 @@ run still_box 100
 "$bin" figure "$work/still_box" --frames 0,100 -o "$work/still_box/fig"
 cp "$work/still_box/fig/frames.png" "$img/liquid_rest_still_box.png"
 
-# The duct of tests/liquid_wall_friction.rs at a/8 without ghost pressure: a slug 4 sides
+# The duct of tests/liquid/wall_friction.rs at a/8 without ghost pressure: a slug 4 sides
 # long at 0.2 m/s in a square duct of side 2 cm, no gravity, viscous friction 0.005 m/s, 0.5 s.
 cat > "$work/duct.toml" <<TOML
 gravity = [0, 0, 0]
@@ -131,7 +131,7 @@ run duct 50
 "$bin" figure "$work/duct" --velocity --frames 0,50 -o "$work/duct/fig"
 cp "$work/duct/fig/velocity.png" "$img/liquid_wall_friction_velocity.png"
 
-# The free blob of tests/liquid_momentum.rs: the same slug with no container, 0.5 s.
+# The free blob of tests/liquid/momentum.rs: the same slug with no container, 0.5 s.
 cat > "$work/blob.toml" <<TOML
 gravity = [0, 0, 0]
 [time]

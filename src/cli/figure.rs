@@ -29,7 +29,7 @@ pub struct FigureArgs {
     #[arg(long, value_name = "CSV")]
     pub reference: Option<PathBuf>,
     /// Added to the simulated T before it is drawn and compared (the experiment's later time
-    /// origin; tests/liquid_martin_moyce.rs uses 0.2).
+    /// origin; tests/liquid/martin_moyce.rs uses 0.2).
     #[arg(
         long,
         value_name = "DT",

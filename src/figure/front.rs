@@ -1,5 +1,5 @@
 //! The surge front of a collapsing liquid column (`sphrigid figure --front A`): its leading
-//! edge `Z = x / a` over `T = t sqrt(2 g / a)`, measured as `tests/liquid_martin_moyce.rs`
+//! edge `Z = x / a` over `T = t sqrt(2 g / a)`, measured as `tests/liquid/martin_moyce.rs`
 //! measures it, and measured points (such as `tests/data/martin_moyce_1952.csv`) to compare.
 use crate::output::fluid_frames::FluidPoints;
 use crate::{Error, Result};

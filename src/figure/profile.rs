@@ -1,7 +1,7 @@
 //! The pressure profile of liquid at rest (`sphrigid figure --profile FRAMES`): the rows of
 //! particles by height, each row's mean reported pressure `k (density - rest density)` over
 //! the given frames, against the hydrostatic `rho0 g d` at its depth below the top row, as
-//! `tests/liquid_walls.rs` measures its still tank.
+//! `tests/liquid/walls.rs` measures its still tank.
 use crate::output::fluid_frames::FluidPoints;
 
 /// Header of `profile.csv`.

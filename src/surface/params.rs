@@ -39,7 +39,7 @@ impl SurfaceParams {
     /// the same volume but coarser triangles, 0.5 three times slower for no measurable gain.
     /// Five Laplacian iterations (weight 0.5) smooth the marching cubes' facets (a ball's
     /// largest radius error falls from 0.39 to 0.32 spacings) for under 5% of the time and
-    /// 0.4% of a small ball's volume. Measurements: tests/surface_mesh.rs, benches/surface.rs.
+    /// 0.4% of a small ball's volume. Measurements: tests/output/surface/mesh.rs, benches/surface.rs.
     pub fn for_run(particle_radius: f64, kernel_radius: f64) -> Self {
         let spacing = 2.0 * particle_radius;
         let support = if kernel_radius.is_finite() && kernel_radius > 0.0 {

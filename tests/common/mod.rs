@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests: scenes from text, running the binary.
 #![allow(dead_code)]
+pub mod gpu;
 pub mod scan;
 
 use sphrigid::scene::{self, LoadedScene};

@@ -1,7 +1,7 @@
 """Loads sphrigid runs with the Blender add-on (bpy from pip) and checks frame FRAME against
 the run's PLY files; then renders a small picture and checks it is not blank; with
 SURFACE_RUN (a run with liquid surfaces, exported to USD), loads its surface, checks it against
-the surface PLYs and renders it. Run by tests/integration_blender.rs:
+the surface PLYs and renders it. Run by tests/output/blender.rs:
     python check_blender.py ADDON_DIR FLUID_RUN BODY_RUN BODY FRAME OUT.png [SURFACE_RUN]
 Prints one line per check; exits non-zero with an assertion message on a mismatch."""
 import json

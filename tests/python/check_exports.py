@@ -1,7 +1,7 @@
 """Reads a run's VTK and USD exports with independent readers (meshio, usd-core) and checks
 them against the run's own PLY files, the liquid surface's too when the run has one (its VTK
 series, and its USD mesh whose topology changes between frame 0 and FRAME). Run by
-tests/output_export.rs:
+tests/output/export.rs:
     python check_exports.py RUN_DIR FRAME BODY
 Prints one line per check; exits non-zero (with an assertion message) on a mismatch."""
 import json

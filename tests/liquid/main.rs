@@ -1,0 +1,11 @@
+//! The liquid on its own: start, rest, momentum, walls and wall friction, and the column collapses
+//! of Martin & Moyce and Koshizuka & Oka.
+//! One test binary per area, so the crate is linked a few times rather than once per file.
+#[path = "../common/mod.rs"]
+mod common;
+mod martin_moyce;
+mod momentum;
+mod rest;
+mod start;
+mod wall_friction;
+mod walls;
