@@ -1,12 +1,13 @@
 //! `sphrigid figure`: pictures of a finished run — a strip of side views of chosen frames,
 //! plots of a body's tilt and position over time, a collapsing column's surge front over time,
 //! a still liquid's pressure profile and the liquid's mean velocity, each with the plotted data
-//! as CSV.
+//! as CSV, and the gauges' readings over time when the scene has gauges.
 pub mod canvas;
 pub mod colormap;
 pub mod font;
 pub mod frame_list;
 pub mod front;
+pub mod gauges;
 pub mod motion;
 pub mod plot;
 pub mod png_file;
@@ -220,6 +221,7 @@ pub fn make(opts: &FigureOptions) -> Result<Vec<Written>> {
     if opts.velocity {
         written.extend(velocity_figures(&run, &opts.out)?);
     }
+    written.extend(gauges::figures(&run, &opts.out)?);
     Ok(written)
 }
 

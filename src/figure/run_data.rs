@@ -24,6 +24,8 @@ pub struct RunData {
     /// The first liquid block's rest density (kg/m^3) and stiffness `k` (m^2/s^2), when the
     /// scene has liquid.
     pub liquid: Option<LiquidConstants>,
+    /// The scene's gauges: `(name, type)` of each `[[gauge]]` table.
+    pub gauges: Vec<(String, String)>,
 }
 
 /// The constants of a liquid block that the plots of `sphrigid figure` need.
@@ -64,6 +66,20 @@ impl RunData {
                 stiffness: b.get("stiffness")?.as_f64()?,
             })
         });
+        let gauges = m
+            .scene
+            .get("gauge")
+            .and_then(|g| g.as_array())
+            .map(|all| {
+                all.iter()
+                    .filter_map(|g| {
+                        let name = g.get("name")?.as_str()?;
+                        let kind = g.get("type")?.as_str()?;
+                        Some((name.to_string(), kind.to_string()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(RunData {
             dir: run,
             particle_radius: m.particle_radius,
@@ -72,7 +88,16 @@ impl RunData {
             states,
             gravity,
             liquid,
+            gauges,
         })
+    }
+
+    /// The type (`"height"`, `"pressure"`) of the gauge named `name`.
+    pub fn gauge_kind(&self, name: &str) -> Option<&str> {
+        self.gauges
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, k)| k.as_str())
     }
 
     /// Body names in the order they first appear in `rigid_states.csv`, else in the manifest.

@@ -6,6 +6,7 @@ pub mod boundary;
 pub mod boundary_grid;
 pub mod candidates;
 pub mod cpu;
+pub mod gauge;
 pub mod grid;
 pub mod lanes;
 pub mod neighbours;

@@ -174,6 +174,7 @@ pub fn removal(run: &RunDir, files: &[PathBuf]) -> String {
         super::run_dir::RIGID_STATES,
         super::run_dir::JOINT_ERRORS,
         super::run_dir::RUN_METRICS,
+        super::run_dir::GAUGES,
     ]
     .into_iter()
     .filter(|t| is(t))

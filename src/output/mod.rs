@@ -11,6 +11,7 @@ pub mod csv;
 pub mod export;
 pub mod failed_lcp;
 pub mod fluid_frames;
+pub mod gauges;
 pub mod joint_errors;
 pub mod lock;
 pub mod manifest;
@@ -29,6 +30,7 @@ pub mod write;
 
 pub use checkpoint::Checkpoint;
 pub use fluid_frames::FrameWriter;
+pub use gauges::GaugeWriter;
 pub use joint_errors::JointErrorWriter;
 pub use lock::{Claim, RunLock};
 pub use manifest::{FallbackEntry, FrameEntry, Manifest};

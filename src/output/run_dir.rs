@@ -11,6 +11,7 @@
 //! | `joint_errors.csv` | [`super::joint_errors`] |
 //! | `failed_lcp_<step>.json` | [`super::failed_lcp`] |
 //! | `run_metrics.csv` | [`super::run_metrics`] |
+//! | `gauges.csv` (`[[gauge]]`) | [`super::gauges`] |
 //! | `checkpoint.bin` | [`super::checkpoint`] |
 //! | `.sphrigid.lock` | [`super::lock`] |
 //! | `vtk/` (`sphrigid export --to vtk`) | [`super::vtk`] |
@@ -32,6 +33,8 @@ pub const RIGID_STATES: &str = "rigid_states.csv";
 pub const JOINT_ERRORS: &str = "joint_errors.csv";
 /// The per-frame energy and leak table.
 pub const RUN_METRICS: &str = "run_metrics.csv";
+/// The gauges' readings table.
+pub const GAUGES: &str = "gauges.csv";
 /// The checkpoint a run resumes from.
 pub const CHECKPOINT: &str = "checkpoint.bin";
 /// The lock file of the run that owns the directory.
@@ -142,6 +145,11 @@ impl RunDir {
         self.dir.join(RUN_METRICS)
     }
 
+    /// `OUT/gauges.csv`.
+    pub fn gauges(&self) -> PathBuf {
+        self.dir.join(GAUGES)
+    }
+
     /// `OUT/checkpoint.bin`.
     pub fn checkpoint(&self) -> PathBuf {
         self.dir.join(CHECKPOINT)
@@ -157,7 +165,7 @@ impl RunDir {
     /// files a killed run left, and the exports made from them. The lock file is not among
     /// them.
     pub fn own_files(&self) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = [MANIFEST, RIGID_STATES, JOINT_ERRORS, RUN_METRICS]
+        let mut out: Vec<PathBuf> = [MANIFEST, RIGID_STATES, JOINT_ERRORS, RUN_METRICS, GAUGES]
             .into_iter()
             .chain([CHECKPOINT, USD_STAGE])
             .map(|f| self.dir.join(f))

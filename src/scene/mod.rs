@@ -1,10 +1,11 @@
-//! Scene files: every serde type of a scene (one module per table: time, liquid, body, joint,
+//! Scene files: every serde type of a scene (one module per table: time, liquid, body, joint, gauge,
 //! coupling, under the root in `schema`), every check of its values (each table's own, walked
 //! by `validate`, all reporting one [`Problem`] type), reading the TOML and applying `--set`
 //! overrides. Nothing here imports the physics except `rigid::Integrator`, whose names a body
 //! table is checked against; `sim::build` turns a loaded scene into physics input.
 pub mod body;
 pub mod coupling;
+pub mod gauge;
 pub mod joint;
 pub mod limits;
 pub mod liquid;
@@ -18,6 +19,7 @@ pub mod validate;
 
 pub use body::{BodySpec, OrientationSpec, Scale, ShapeSpec};
 pub use coupling::{CouplingMethod, CouplingSpec, LcpSolverChoice, OnLcpFailure};
+pub use gauge::{GaugeSpec, GaugeType};
 pub use joint::{JointSpec, JointType};
 pub use liquid::{Container, LiquidBlock, SolverSpec, Viscosity};
 pub use output::OutputSpec;

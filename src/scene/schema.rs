@@ -1,8 +1,9 @@
 //! The scene file's root table: its top-level keys and one field per table (`[time]`,
-//! `[solver]`, `[container]`, `[output]`, `[[liquid]]`, `[[body]]`, `[coupling]`, `[[joint]]`), each table's
+//! `[solver]`, `[container]`, `[output]`, `[[liquid]]`, `[[body]]`, `[coupling]`, `[[joint]]`, `[[gauge]]`), each table's
 //! type living in the module named after it.
 use super::body::BodySpec;
 use super::coupling::CouplingSpec;
+use super::gauge::GaugeSpec;
 use super::joint::JointSpec;
 use super::liquid::{Container, LiquidBlock, SolverSpec};
 use super::output::OutputSpec;
@@ -41,6 +42,9 @@ pub struct Scene {
     /// Joints between bodies (`[[joint]]` tables); see `scene::joint`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub joint: Vec<JointSpec>,
+    /// Water-height and pressure gauges (`[[gauge]]` tables); see `scene::gauge`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gauge: Vec<GaugeSpec>,
 }
 
 fn default_gravity() -> [f64; 3] {

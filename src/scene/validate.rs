@@ -1,6 +1,6 @@
 //! Checks on a parsed scene: walks its tables in order (gravity, time, solver, container,
-//! liquid, coupling, bodies, joints) and calls each table's check; what no single table can
-//! check (unique body and joint names) is checked here.
+//! liquid, coupling, bodies, joints, gauges) and calls each table's check; what no single table can
+//! check (unique body, joint and gauge names) is checked here.
 use super::locate::KeyPath;
 use super::problem::{Checked, fail, finite3};
 use super::schema::Scene;
@@ -52,6 +52,18 @@ pub fn validate(scene: &Scene) -> Checked {
                 p.key("name"),
                 format!("a second joint is named '{}'", j.name_or_default(i)),
                 "give every joint its own name (it names the joint's rows in joint_errors.csv)",
+            );
+        }
+    }
+    let mut gauge_names = HashSet::new();
+    for (i, g) in scene.gauge.iter().enumerate() {
+        let p = root.key("gauge").index(i);
+        g.check(&p, scene.container.as_ref(), scene.gravity)?;
+        if !gauge_names.insert(g.name.as_str()) {
+            return fail(
+                p.key("name"),
+                format!("a second gauge is named '{}'", g.name),
+                "give every gauge its own name (it names the gauge's column in gauges.csv)",
             );
         }
     }

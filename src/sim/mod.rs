@@ -4,6 +4,7 @@ pub mod cfl;
 pub mod checkpoint;
 pub mod energy;
 pub mod footprint;
+pub mod gauges;
 pub mod guard;
 pub mod joint_setup;
 pub mod outputs;

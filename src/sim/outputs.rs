@@ -1,17 +1,18 @@
 //! Every file a run writes per frame, together: the fluid frame and the manifest, the bodies'
-//! frames and states, the joints' errors and the run's metrics. [`RunOutputs`] opens them for
+//! frames and states, the joints' errors, the run's metrics and the gauges' readings. [`RunOutputs`] opens them for
 //! a new run or for one resumed from a checkpoint (the tables cut back to the checkpoint's
 //! frame), writes a frame, and reports the tables' lengths for the next checkpoint.
 use super::Simulation;
+use super::gauges::Gauges;
 use super::surfaces::SurfaceWorker;
 use crate::coupling::leak::LeakCheck;
 use crate::output::checksum::FileSum;
 use crate::output::manifest::{FrameEntry, FrameRef};
 use crate::output::resume_check::FrameSums;
 use crate::output::rigid_frames::manifest_entries;
-use crate::output::run_dir::{JOINT_ERRORS, RIGID_STATES, RUN_METRICS};
+use crate::output::run_dir::{GAUGES, JOINT_ERRORS, RIGID_STATES, RUN_METRICS};
 use crate::output::{
-    Checkpoint, FrameWriter, JointErrorWriter, Manifest, MetricsRow, MetricsWriter,
+    Checkpoint, FrameWriter, GaugeWriter, JointErrorWriter, Manifest, MetricsRow, MetricsWriter,
     RigidFrameWriter, RunDir, StatesWriter,
 };
 use crate::surface::SurfaceParams;
@@ -28,6 +29,7 @@ pub struct RunOutputs {
     metrics: MetricsWriter,
     leak_check: LeakCheck,
     surface: Option<SurfaceWorker>,
+    gauges: Option<(Gauges, GaugeWriter)>,
 }
 
 /// What a run builds of the liquid's surface: its settings and the container it meets.
@@ -44,7 +46,8 @@ impl RunOutputs {
     /// checkpoint and the sums of the frames it keeps (checked by
     /// [`crate::output::resume_check`]), after its frame (the manifest lists frames 0 to that
     /// frame, and the frames and failed contact problems written after the checkpoint are
-    /// removed).
+    /// removed). `gauges`, the scene's, write `gauges.csv` (cut back to the checkpoint's step
+    /// on a resume).
     pub fn open(
         run: &RunDir,
         sim: &Simulation,
@@ -52,6 +55,7 @@ impl RunOutputs {
         fps: f64,
         resumed: Option<(&Checkpoint, FrameSums)>,
         surface: Option<SurfaceOutput>,
+        gauges: Option<Gauges>,
     ) -> Result<RunOutputs> {
         let has_bodies = !sim.bodies.is_empty();
         let has_joints = !sim.joints().is_empty();
@@ -73,6 +77,10 @@ impl RunOutputs {
                 metrics: MetricsWriter::new(run),
                 leak_check: LeakCheck::new(&sim.bodies),
                 surface: worker,
+                gauges: gauges.map(|g| {
+                    let w = GaugeWriter::new(run, g.names());
+                    (g, w)
+                }),
             });
         };
         manifest.frames = (0..=c.frame)
@@ -113,10 +121,18 @@ impl RunOutputs {
             None
         };
         let metrics = MetricsWriter::resume(run, metrics)?;
+        let gauges = match gauges {
+            Some(g) => {
+                let w = GaugeWriter::resume(run, g.names(), c.steps)?;
+                Some((g, w))
+            }
+            None => None,
+        };
         manifest.tables = table_sums(
             rigid.as_ref().map(|r| &r.1),
             joint_errors.as_ref(),
             &metrics,
+            gauges.as_ref().map(|g| &g.1),
         );
         // The manifest first, then the files it no longer lists: a reader never meets a
         // manifest that lists a frame of the abandoned steps.
@@ -131,6 +147,7 @@ impl RunOutputs {
             metrics,
             leak_check: LeakCheck::new(&sim.bodies),
             surface: worker,
+            gauges,
         };
         // Frames the run wrote before it was stopped, or before surfaces were asked for, that
         // have no surface yet get one now.
@@ -187,6 +204,7 @@ impl RunOutputs {
     /// Wait for the surfaces still being built, list them, and mark the run complete (or
     /// not) in the manifest.
     pub fn finish(&mut self, complete: bool) -> Result<()> {
+        self.flush_gauges()?;
         let built = match self.surface.as_mut() {
             Some(w) => w.finish(),
             None => Ok(Vec::new()),
@@ -209,6 +227,18 @@ impl RunOutputs {
     /// their sums, and is written by [`FrameWriter::write_manifest`] (after the checkpoint,
     /// when one is due).
     pub fn write_frame(&mut self, sim: &mut Simulation, frame: u32, time: f64) -> Result<()> {
+        if let Some((g, w)) = self.gauges.as_mut()
+            && g.due(sim.steps)
+        {
+            w.push(
+                sim.steps,
+                time,
+                g.read(sim.particles(), sim.liquid.params(), sim.steps),
+            );
+        }
+        if let Some((_, w)) = self.gauges.as_mut() {
+            w.flush()?;
+        }
         let energy = sim.energy();
         let leak = self.leak_check.deepest(sim.particles(), &sim.bodies);
         let tally = std::mem::take(&mut sim.lcp_tally);
@@ -243,6 +273,7 @@ impl RunOutputs {
             self.rigid.as_ref().map(|r| &r.1),
             self.joint_errors.as_ref(),
             &self.metrics,
+            self.gauges.as_ref().map(|g| &g.1),
         );
         self.writer.write_frame_files(
             sim.particles(),
@@ -253,6 +284,40 @@ impl RunOutputs {
             sums,
         )?;
         self.submit_surface(sim, frame, time)
+    }
+
+    /// Read the gauges due after the step just taken, between frames (a frame's step is read
+    /// with its frame); their rows go out with the next frame.
+    pub fn after_step(&mut self, sim: &mut Simulation) -> Result<()> {
+        let Some((g, w)) = self.gauges.as_mut() else {
+            return Ok(());
+        };
+        let step = sim.steps;
+        if step.is_multiple_of(u64::from(sim.substeps)) || !g.due(step) {
+            return Ok(());
+        }
+        sim.sync_particles()?;
+        w.push(
+            step,
+            sim.time,
+            g.read(sim.particles(), sim.liquid.params(), step),
+        );
+        Ok(())
+    }
+
+    /// Write the gauges' rows read since the last frame (a run stopped between frames keeps
+    /// them) and record the table's sum in the manifest.
+    pub fn flush_gauges(&mut self) -> Result<()> {
+        if let Some((_, w)) = self.gauges.as_mut() {
+            w.flush()?;
+            self.writer.manifest.tables = table_sums(
+                self.rigid.as_ref().map(|r| &r.1),
+                self.joint_errors.as_ref(),
+                &self.metrics,
+                Some(w),
+            );
+        }
+        Ok(())
     }
 
     /// Bytes written so far to `rigid_states.csv`, `joint_errors.csv` and `run_metrics.csv`.
@@ -270,12 +335,14 @@ fn table_sums(
     states: Option<&StatesWriter>,
     joints: Option<&JointErrorWriter>,
     metrics: &MetricsWriter,
+    gauges: Option<&GaugeWriter>,
 ) -> BTreeMap<String, FileSum> {
     let mut out = BTreeMap::new();
     for (name, sum) in [
         (RIGID_STATES, states.map(StatesWriter::sum)),
         (JOINT_ERRORS, joints.map(JointErrorWriter::sum)),
         (RUN_METRICS, Some(metrics.sum())),
+        (GAUGES, gauges.map(GaugeWriter::sum)),
     ] {
         if let Some(sum) = sum.filter(|s| s.bytes > 0) {
             out.insert(name.to_string(), sum);

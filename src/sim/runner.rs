@@ -344,6 +344,7 @@ pub fn run(
         scene.time.fps,
         resumed.as_ref().map(|(c, _)| c).zip(kept),
         surface,
+        super::gauges::Gauges::new(scene, sim.liquid.params(), sim.substeps),
     )?;
     drop(resumed);
     let (first_frame, resumed_steps, wall_before) = at.unwrap_or((0, 0, 0.0));
@@ -400,7 +401,7 @@ pub fn run(
         let mut stop = None;
         let mut result = Ok(());
         while sim.steps < u64::from(frame) * substeps {
-            result = sim.step();
+            result = sim.step().and_then(|()| out.after_step(&mut sim));
             if result.is_err() {
                 break;
             }
@@ -463,6 +464,7 @@ pub fn run(
         if let Some(signal) = stop.filter(|_| !whole || frame < frames) {
             let written = if whole { frame } else { frame - 1 };
             if !whole {
+                out.flush_gauges()?;
                 save(&sim, &out, written)?;
                 out.writer.manifest.checkpoint_step = Some(sim.steps);
             }

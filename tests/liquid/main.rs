@@ -3,6 +3,7 @@
 //! One test binary per area, so the crate is linked a few times rather than once per file.
 #[path = "../common/mod.rs"]
 mod common;
+mod gauges;
 mod martin_moyce;
 mod momentum;
 mod rest;
