@@ -17,8 +17,8 @@ fn params(walls: Option<Walls>) -> LiquidParams {
         rho0: 2.67,
         gravity: Vec3A::ZERO,
         walls,
-        wall_push: false,
-        passes: 1,
+        ghost_pressure: false,
+        relaxation_passes: 1,
         phases: vec![Phase {
             mass: 1e-3,
             rest_density: 1000.0,

@@ -24,16 +24,16 @@ use rayon::prelude::*;
 
 /// Add the bodies' and the walls' sums to the liquid's kernel sums `rho`, `rho_near` of every
 /// slot of `grid` at its current position (`h` the kernel radius); the walls' ghost by ghost
-/// ([`WallKernel::sums_once`]) when `once` (with ghost pressure), else from their table. The
+/// ([`WallKernel::sums_once`]) with `ghost_pressure`, else from their table. The
 /// bodies' part of `rho` alone goes into `body` (zero away from every body), which says where
-/// the walls push with the ghosts that stand for liquid alone ([`add_wall_push`]).
+/// the walls push with the ghosts that stand for liquid alone ([`add_ghost_pressure`]).
 #[allow(clippy::too_many_arguments)]
 pub fn add_boundary_sums(
     pos: &[Vec3A],
     grid: &Grid,
     h: f32,
     walls: Option<(&Walls, &WallKernel)>,
-    once: bool,
+    ghost_pressure: bool,
     half_spacing: f32,
     bodies: &BoundaryGrid,
     rho: &mut [f32],
@@ -56,7 +56,7 @@ pub fn add_boundary_sums(
             };
             *bs = b[0];
             if let Some((w, k)) = walls {
-                let s = if once {
+                let s = if ghost_pressure {
                     k.sums_once(w, half_spacing, pos[i])
                 } else {
                     k.sums(w, half_spacing, pos[i])
@@ -80,7 +80,7 @@ pub fn wall_depth(walls: &Walls, half_spacing: f32, x: Vec3A) -> f32 {
 }
 
 /// What the relaxation's pair loops need to gather the walls' pressure sums of
-/// [`add_wall_push`] on their way: which rows gather them and the hydrostatic gradient.
+/// [`add_ghost_pressure`] on their way: which rows gather them and the hydrostatic gradient.
 #[derive(Debug, Clone, Copy)]
 pub struct WallPairs<'a> {
     /// The walls.
@@ -125,7 +125,7 @@ impl<'a> WallPairs<'a> {
     }
 }
 
-/// The bodies as the walls' push sees them ([`add_wall_push`]): a ghost whose mirror image lies
+/// The bodies as the walls' push sees them ([`add_ghost_pressure`]): a ghost whose mirror image lies
 /// inside a body stands for the body's image, not for liquid.
 #[derive(Debug, Clone, Copy)]
 pub struct BodyImages<'a> {
@@ -198,7 +198,7 @@ impl BodyImages<'_> {
 /// spans a slab lacked the walls' support that the liquid away from it has, and the box floated
 /// 10 to 12% deep by the weight it displaced; with every ghost pushing there, as deep.
 #[allow(clippy::too_many_arguments)]
-pub fn add_wall_push(
+pub fn add_ghost_pressure(
     pos: &[Vec3A],
     press: &[[f32; 2]],
     body: &[f32],
@@ -548,7 +548,7 @@ mod tests {
         // only its own pair sums.
         let sums: Vec<Vec3A> = press.iter().map(|&pr| WallPairs::own(pr)).collect();
         let mut dx = vec![Vec3A::ZERO; n];
-        add_wall_push(
+        add_ghost_pressure(
             &p.pos, &press, &body, &walls, &k, 0.005, g, 1e-3, &sums, images, &mut dx,
         );
         let dt2 = 1e-3f32 * 1e-3;

@@ -68,9 +68,9 @@ pub struct LiquidParams {
     /// Container walls, if any.
     pub walls: Option<Walls>,
     /// Whether the walls' ghosts push in the relaxation (`[container] ghost_pressure`).
-    pub wall_push: bool,
+    pub ghost_pressure: bool,
     /// Jacobi relaxation passes per step.
-    pub passes: u32,
+    pub relaxation_passes: u32,
     /// One entry per liquid block.
     pub phases: Vec<Phase>,
 }

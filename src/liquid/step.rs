@@ -110,7 +110,7 @@ impl LiquidSolver {
                 &self.grid,
                 params.h,
                 params.walls.as_ref().zip(self.wall_kernel.as_ref()),
-                params.wall_push,
+                params.ghost_pressure,
                 params.spacing / 2.0,
                 &self.boundary_grid,
                 &mut p.rho,
@@ -171,7 +171,7 @@ impl LiquidSolver {
         self.rebuild_timed(p, times)?;
         self.buffers.resize(p.len());
         let inv_dt = 1.0 / dt;
-        for pass in 0..self.params.passes {
+        for pass in 0..self.params.relaxation_passes {
             let built_here = pass == 0;
             self.kernel_sums(p, built_here, times);
             times.time(Phase::Density, || {
@@ -182,8 +182,8 @@ impl LiquidSolver {
             let b = &mut self.buffers;
             times.time(Phase::Relaxation, || {
                 let hs = params.spacing / 2.0;
-                let g = params.gravity / params.passes as f32;
-                let walls = params.walls.as_ref().filter(|_| params.wall_push);
+                let g = params.gravity / params.relaxation_passes as f32;
+                let walls = params.walls.as_ref().filter(|_| params.ghost_pressure);
                 let walls = walls.zip(self.wall_kernel.as_ref());
                 relaxation::displacements(
                     &p.pos,
@@ -203,7 +203,7 @@ impl LiquidSolver {
                         inside: 0.5 * params.rho0,
                         h: params.h,
                     };
-                    boundary::add_wall_push(
+                    boundary::add_ghost_pressure(
                         &p.pos, &b.press, &b.body, w, k, hs, g, dt, &b.pairs, images, &mut b.dx,
                     );
                 }

@@ -173,8 +173,8 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
         rho0: rho0 as f32,
         gravity: Vec3A::from_array(scene.gravity.map(|v| v as f32)),
         walls,
-        wall_push: scene.container.as_ref().is_some_and(|c| c.ghost_pressure),
-        passes: scene.solver.relaxation_passes,
+        ghost_pressure: scene.container.as_ref().is_some_and(|c| c.ghost_pressure),
+        relaxation_passes: scene.solver.relaxation_passes,
         phases,
     }
 }
