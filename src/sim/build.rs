@@ -5,6 +5,7 @@
 use crate::coupling::penalty::PenaltyParams;
 use crate::coupling::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use crate::liquid::params::{Phase, Walls, default_near_stiffness, rest_kernel_sum};
+use crate::liquid::particles::lattice_dims;
 use crate::liquid::wall_kernel::lattice_moment;
 use crate::liquid::{LatticeBlock, LiquidParams, Particles};
 use crate::rigid::{MeshSolid, Primitive, RigidBody, Shape, TriMesh};
@@ -46,16 +47,7 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
         first.map_or(2.0, |b| b.kernel_radius),
     );
     let params = liquid_params(scene, s, ratio);
-    let blocks: Vec<LatticeBlock> = scene
-        .liquid
-        .iter()
-        .map(|b| LatticeBlock {
-            min: b.min,
-            max: b.max,
-            velocity: b.velocity,
-        })
-        .collect();
-    let particles = Particles::from_blocks(&blocks, s);
+    let particles = Particles::from_blocks(&lattice_blocks(scene), s);
     let Stepping {
         stable_dt,
         substeps,
@@ -71,6 +63,31 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
         dt,
         settle,
     }
+}
+
+/// The scene's liquid blocks as lattices to fill.
+fn lattice_blocks(scene: &Scene) -> Vec<LatticeBlock> {
+    scene
+        .liquid
+        .iter()
+        .map(|b| LatticeBlock {
+            min: b.min,
+            max: b.max,
+            velocity: b.velocity,
+        })
+        .collect()
+}
+
+/// The number of particles [`liquid`] fills the scene's blocks with, counted without making
+/// them.
+pub fn particle_count(scene: &Scene) -> usize {
+    let Some(first) = scene.liquid.first() else {
+        return 0;
+    };
+    lattice_blocks(scene)
+        .iter()
+        .map(|b| lattice_dims(b, first.spacing).0.iter().product::<usize>())
+        .sum()
 }
 
 /// A scene's time stepping, derived from the scene alone (nothing is allocated).
@@ -434,5 +451,15 @@ mod tests {
         // Izz of the 1 x 2 x 3 box is 5/12 * 6 = 2.5: L = 2.5 * 1 + 5.
         assert!((b.state.l - DVec3::new(0.0, 0.0, 7.5)).length() < 1e-12);
         assert!((b.state.q * DVec3::X - DVec3::Y).length() < 1e-12);
+    }
+
+    #[test]
+    fn the_particle_count_is_the_lattice_that_liquid_fills() {
+        let text = "[time]\nfps = 30\n[[liquid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.1, 0.05, 0.1]\n\
+            spacing = 0.01\n[[liquid]]\nmin = [0.2, 0.0, 0.0]\nmax = [0.255, 0.1, 0.03]\n\
+            spacing = 0.01\n";
+        let l = crate::scene::parse(text.into(), Path::new("t.toml"), &[]).unwrap();
+        assert_eq!(particle_count(&l.scene), liquid(&l.scene).particles.len());
+        assert_eq!(particle_count(&l.scene), 10 * 5 * 10 + 5 * 10 * 3);
     }
 }
