@@ -2,8 +2,9 @@
 //! on the floor stays at rest.
 mod common;
 use glam::{DQuat, DVec3, Vec3A};
+use sphrigid::boundary::Walls;
 use sphrigid::coupling::Coupler;
-use sphrigid::liquid::params::{LiquidParams, Phase, Walls};
+use sphrigid::liquid::params::{LiquidParams, Phase};
 use sphrigid::liquid::{CpuLiquid, Particles};
 use sphrigid::rigid::{Primitive, RigidBody, Shape};
 use sphrigid::sim::build;

@@ -86,7 +86,8 @@ fn ghost_kept(xi: vec3<f32>, y: array<f32, 6>, r: vec3<f32>, shut: u32) -> bool 
 // lattice's C (after the kernel sums' table) with the ghosts' (wall_kernel::support_share).
 // Within h of a body (`body` above zero), the ghosts that do not stand for liquid are left out
 // (ghost_kept, WallKernel::push_where).
-fn ghost_pressure(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>, body: f32) -> vec3<f32> {
+fn ghost_pressure(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>,
+    body: f32) -> vec3<f32> {
     var g = ghost_walk(xi);
     let y = g.y;
     let near_body = body > 0.0;

@@ -1,18 +1,16 @@
 //! The CPU liquid solver and its step, in the order of docs/src/design.md (steps 1-5): gravity,
 //! viscosity (and the walls' viscous friction), prediction, relaxation, walls, velocity update
 //! (the GPU step follows the same order).
-use super::boundary::{self, BodyImages, WallPairs};
-use super::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use super::grid::Grid;
 use super::neighbours::{NeighbourLists, in_pool};
 use super::params::LiquidParams;
 use super::particles::Particles;
 use super::relaxation::{self, RelaxationBuffers};
 use super::viscosity;
-use super::wall_friction;
-use super::wall_kernel::WallKernel;
-use super::walls;
 use crate::Result;
+use crate::boundary::{
+    self, BodyImages, BoundaryGrid, BoundaryParticles, WallKernel, WallPairs, wall_friction, walls,
+};
 use crate::timing::{Phase, PhaseTimes};
 use glam::Vec3A;
 use rayon::prelude::*;

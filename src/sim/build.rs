@@ -2,11 +2,12 @@
 //! time step, rigid bodies (meshes read from disk) and coupling parameters; the joints are
 //! built in `joint_setup`. Scene
 //! types stop here: liquid/, rigid/, joints/ and coupling/ see only what this module makes.
+use crate::boundary::Walls;
+use crate::boundary::wall_kernel::lattice_moment;
 use crate::coupling::penalty::PenaltyParams;
 use crate::coupling::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
-use crate::liquid::params::{Phase, Walls, default_near_stiffness, rest_kernel_sum};
+use crate::liquid::params::{Phase, default_near_stiffness, rest_kernel_sum};
 use crate::liquid::particles::lattice_dims;
-use crate::liquid::wall_kernel::lattice_moment;
 use crate::liquid::{LatticeBlock, LiquidParams, Particles};
 use crate::rigid::{MeshSolid, Primitive, RigidBody, Shape, TriMesh};
 use crate::scene::body::{BodySpec, ShapeSpec};
@@ -174,7 +175,7 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
         .collect();
     let r = spacing / 2.0;
     let walls = scene.container.as_ref().map(|c| {
-        let (drag, drag_reach) = crate::liquid::wall_friction::drag(c.viscous_friction, spacing);
+        let (drag, drag_reach) = crate::boundary::wall_friction::drag(c.viscous_friction, spacing);
         Walls {
             lo: Vec3A::from_array(c.min.map(|v| (v + r) as f32)),
             hi: Vec3A::from_array(c.max.map(|v| (v - r) as f32)),

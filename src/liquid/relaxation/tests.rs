@@ -133,9 +133,9 @@ fn lane_path_gives_the_scalar_path_bit_for_bit() {
 /// without the walls' sums, bit for bit.
 #[test]
 fn pair_loops_gather_the_walls_pressure_sums() {
-    use crate::liquid::boundary::wall_depth;
-    use crate::liquid::params::Walls;
-    use crate::liquid::wall_kernel::WallKernel;
+    use crate::boundary::Walls;
+    use crate::boundary::wall_depth;
+    use crate::boundary::wall_kernel::WallKernel;
     let mut rng = crate::rng::XorShift::new(0x51de);
     let mut next = move || rng.unit() as f32 - 0.5;
     let (s, hs) = (0.01f32, 0.005f32);
