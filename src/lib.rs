@@ -1,6 +1,7 @@
 //! sphrigid: liquid (Clavet et al. 2005 SPH) and rigid bodies made of particles, coupled through
 //! an exact linear complementarity solve, written as PLY frame sequences.
 pub mod backend;
+pub mod boundary;
 pub mod bounded_read;
 pub mod cli;
 pub mod coupling;

@@ -15,7 +15,8 @@ struct Params {
     inv_h: f32,
     rho0: f32,
     ncells: u32,
-    has_walls: u32,
+    // WALLS: there are walls; GHOST_PRESSURE: their ghosts push in the relaxation.
+    flags: u32,
     uniform_mass: u32,
     n_body: u32,
     half_spacing: f32,
@@ -30,6 +31,10 @@ struct Params {
     search_rows: u32,
     pad1: f32,
 }
+
+// Bits of P.flags (FLAG_WALLS, FLAG_GHOST_PRESSURE in gpu/buffers.rs).
+const WALLS: u32 = 1u;
+const GHOST_PRESSURE: u32 = 2u;
 
 struct Phase {
     mass: f32,

@@ -71,9 +71,9 @@ fn density_end(i: u32, pi: vec4<f32>, sums: vec2<f32>) {
         b = body_sums(xi, blk);
     }
     let body = b.x;
-    if ((P.has_walls & 2u) != 0u) {
+    if ((P.flags & GHOST_PRESSURE) != 0u) {
         b = b + wall_sums_once(xi);
-    } else if (P.has_walls != 0u) {
+    } else if ((P.flags & WALLS) != 0u) {
         var w = vec2<f32>(0.0);
         for (var ax = 0u; ax < 3u; ax = ax + 1u) {
             let ylo = xi[ax] - P.wall_lo[ax] + P.half_spacing;

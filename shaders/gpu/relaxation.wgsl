@@ -3,7 +3,7 @@
 // as the density pass leaves them: x and y of a vec4), plus the walls' push: their ghosts carry
 // the particle's near pressure and the walls' pressure plus the hydrostatic difference
 // (WallKernel::push); within h of a body (the bodies' kernel sum, z of the pressures, above
-// zero) only the ghosts that stand for liquid push (WallKernel::push_where, add_wall_push).
+// zero) only the ghosts that stand for liquid push (WallKernel::push_where, add_ghost_pressure).
 // The displacement moves the particle (into the other position buffer) and adds itself over dt
 // to the step's velocity `vel` (as the CPU step's `displace`).
 @group(0) @binding(0) var<uniform> P: Params;
@@ -86,7 +86,8 @@ fn ghost_kept(xi: vec3<f32>, y: array<f32, 6>, r: vec3<f32>, shut: u32) -> bool 
 // lattice's C (after the kernel sums' table) with the ghosts' (wall_kernel::support_share).
 // Within h of a body (`body` above zero), the ghosts that do not stand for liquid are left out
 // (ghost_kept, WallKernel::push_where).
-fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>, body: f32) -> vec3<f32> {
+fn ghost_pressure(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>,
+    body: f32) -> vec3<f32> {
     var g = ghost_walk(xi);
     let y = g.y;
     let near_body = body > 0.0;
@@ -135,7 +136,7 @@ fn wall_push(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>, body:
 fn wall_setup(xi: vec3<f32>) -> vec4<f32> {
     let near = min(min(xi.x - P.wall_lo.x, P.wall_hi.x - xi.x), min(min(xi.y - P.wall_lo.y,
         P.wall_hi.y - xi.y), min(xi.z - P.wall_lo.z, P.wall_hi.z - xi.z))) + P.half_spacing;
-    if ((P.has_walls & 2u) == 0u || near >= P.h) {
+    if ((P.flags & GHOST_PRESSURE) == 0u || near >= P.h) {
         return vec4<f32>(0.0);
     }
     let grad = P.gravity_dt * P.inv_dt * wall_table[P.wall_samples + 1u].x;
@@ -143,7 +144,7 @@ fn wall_setup(xi: vec3<f32>) -> vec4<f32> {
 }
 
 // The walls' pressure at xi, the liquid's around it extrapolated to it, weighted (1-q)^2 (the
-// particle itself with weight 1), as add_wall_push: neighbour at xj with pressure pj added to
+// particle itself with weight 1), as add_ghost_pressure: neighbour at xj with pressure pj added to
 // the sums `pw` (weighted pressure, weight, the liquid's moment (1-q) (grad . r)^2 / |r|).
 fn wall_pressure_pair(xi: vec3<f32>, xj: vec3<f32>, pj: f32, grad: vec3<f32>,
     pw: ptr<function, vec3<f32>>) {
@@ -227,7 +228,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
     if (wall.x != 0.0) {
-        acc = acc + wall_push(pi.xyz, pr, pw, wall.yzw, pri.z);
+        acc = acc + ghost_pressure(pi.xyz, pr, pw, wall.yzw, pri.z);
     }
     displace(i, pi, acc);
 }
@@ -295,7 +296,7 @@ fn tiled(
         }
         if (live) {
             if (wall.x != 0.0) {
-                acc = acc + wall_push(pi.xyz, pr, pw, wall.yzw, body);
+                acc = acc + ghost_pressure(pi.xyz, pr, pw, wall.yzw, body);
             }
             displace(i, pi, acc);
         }

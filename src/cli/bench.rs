@@ -268,7 +268,7 @@ fn size_factors(args: &BenchArgs, loaded: &scene::LoadedScene) -> Result<Vec<f64
             vec![1.0]
         });
     };
-    let base = crate::sim::build::liquid(&loaded.scene).particles.len();
+    let base = crate::sim::build::particle_count(&loaded.scene);
     if base == 0 {
         return Err(Error::input(
             "--particles: the scene has no liquid to scale; fix: add a [[liquid]] block or drop --particles",

@@ -93,7 +93,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
     } else {
         let _ = writeln!(o, "  step               {dt:.3e} s, {substeps} per frame");
     }
-    if let Some(excess) = cfl::check(&loaded, &liquid) {
+    if let Some(excess) = cfl::check(&loaded, &build::stepping(s)) {
         eprintln!("warning: {}", excess.to_error(&loaded));
     }
     let _ = writeln!(

@@ -71,7 +71,7 @@ pub fn run(args: RunArgs) -> Result<()> {
     let (backend, why) = Backend::choose(args.backend.as_deref().unwrap_or("auto"))?;
     Footprint::of(&loaded.scene).guard(&args.scene, backend, args.max_memory)?;
     step_counts::check(&loaded)?;
-    if let Some(excess) = cfl::check(&loaded, &build::liquid(&loaded.scene)) {
+    if let Some(excess) = cfl::check(&loaded, &build::stepping(&loaded.scene)) {
         let e = excess.to_error(&loaded);
         if args.strict_cfl {
             return Err(e);

@@ -1,14 +1,14 @@
 //! Baraff's contact problem in the structured form `D + J W J^T` (docs/src/design.md, step 8), and the
 //! impulses of its solution applied back (step 9).
 use super::body_contacts::BodyContact;
-use super::gap;
 use super::liquid_body::first_of_slot_into;
 use super::touches::{LiquidTouch, WallNormals, to_f, walls_under};
 use super::wedge::{Clamp, WEDGE_COS, WEDGE_SLOP, clamps, drop_inner_wedged_rows, share_along};
+use crate::boundary::Walls;
+use crate::boundary::gap;
+use crate::boundary::wall_depth;
 use crate::joints::Joint;
 use crate::lcp::{StructuredProblem, StructuredRow, body_inverse_mass};
-use crate::liquid::boundary::wall_depth;
-use crate::liquid::params::Walls;
 use crate::rigid::RigidBody;
 use glam::DVec3;
 

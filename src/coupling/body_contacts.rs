@@ -1,7 +1,7 @@
 //! Contacts of bodies with the container's walls and with each other, from their surface
 //! particles, reduced to at most four points per pair (the corners of the touching patch).
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
-use crate::liquid::params::Walls;
+use crate::boundary::Walls;
 use crate::rigid::RigidBody;
 use glam::DVec3;
 

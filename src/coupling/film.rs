@@ -4,7 +4,7 @@
 //! the wall and less than `TOUCH_GAP` spacings clear of the body, the body's surface faces the
 //! wall head-on there, and the gap between them holds the particle) cannot pass the liquid's
 //! pressure on by moving: the wall holds it, and that wall's ghosts do not push it
-//! (`liquid::boundary::add_wall_push`: the point a spacing from it away from the wall lies in
+//! (`boundary::add_ghost_pressure`: the point a spacing from it away from the wall lies in
 //! the body). On its own the body then rests on the film as on the floor, however buoyant it
 //! is. A film that connects to the liquid around it
 //! carries that liquid's pressure, as a wet floor does under a block: each film particle here
@@ -19,13 +19,13 @@
 //! beyond touching near the walls) hold every particle within a kernel radius of a film, and
 //! the films and their sums are taken from those alone, so this runs on the CPU for either
 //! and gives both the same impulses.
-use super::gap::{self, MIN_GAP, TOUCH_GAP};
 use super::liquid_body::SurfaceIndex;
 use super::touches::to_d;
+use crate::boundary::gap::{self, MIN_GAP, TOUCH_GAP};
+use crate::boundary::wall_kernel::lattice_moment;
+use crate::boundary::{Walls, wall_depth};
 use crate::liquid::NearBody;
-use crate::liquid::boundary::wall_depth;
-use crate::liquid::params::{LiquidParams, Walls};
-use crate::liquid::wall_kernel::lattice_moment;
+use crate::liquid::params::LiquidParams;
 use crate::rigid::RigidBody;
 use glam::DVec3;
 
@@ -302,8 +302,8 @@ mod tests {
             rho0: 2.673,
             gravity: Vec3A::new(0.0, -gravity as f32, 0.0),
             walls: Some(Walls::bare(Vec3A::splat(r), Vec3A::splat(1.0 - r))),
-            wall_push: true,
-            passes: 1,
+            ghost_pressure: true,
+            relaxation_passes: 1,
             phases: vec![Phase {
                 mass: (REST * S.powi(3)) as f32,
                 rest_density: REST as f32,
@@ -435,7 +435,7 @@ mod tests {
     }
 
     #[test]
-    fn a_film_under_a_body_short_of_a_side_wall_pushes_over_the_part_it_covers() {
+    fn a_film_under_a_body_short_of_a_side_wall_presses_on_the_part_it_covers() {
         // The box's front face a tenth of a spacing from the front wall (a gap no particle
         // fits in): the film's column against that wall is nine tenths under the box.
         let params = params(0.0);

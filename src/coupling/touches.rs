@@ -1,10 +1,10 @@
 //! The liquid's side of the liquid/body contacts of a step: which particles touch which body,
 //! with their velocity and mass, from the candidates that the liquid's backend finds.
-use super::gap;
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex, search_radius};
 use crate::Result;
-use crate::liquid::boundary::wall_depth;
-use crate::liquid::params::Walls;
+use crate::boundary::Walls;
+use crate::boundary::gap;
+use crate::boundary::wall_depth;
 use crate::liquid::{BodyParticle, BodyReach, Liquid, NearBody};
 use crate::rigid::RigidBody;
 use glam::{DVec3, Vec3A};

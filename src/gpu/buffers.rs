@@ -8,6 +8,12 @@ use crate::{Error, Result};
 /// `vec4<f32>` per particle.
 pub const VEC4: u64 = 16;
 
+/// Bit of [`GpuParams::flags`]: there are walls (`WALLS` in common.wgsl).
+pub const FLAG_WALLS: u32 = 1;
+/// Bit of [`GpuParams::flags`]: the walls' ghosts push in the relaxation (`[container]
+/// ghost_pressure`; `GHOST_PRESSURE` in common.wgsl).
+pub const FLAG_GHOST_PRESSURE: u32 = 2;
+
 /// The step's parameters as the shaders see them (`Params` in common.wgsl).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
@@ -42,8 +48,9 @@ pub struct GpuParams {
     pub rho0: f32,
     /// Number of cells.
     pub ncells: u32,
-    /// Bit 0: there are walls; bit 1: their ghosts push in the relaxation.
-    pub has_walls: u32,
+    /// [`FLAG_WALLS`]: there are walls; [`FLAG_GHOST_PRESSURE`]: their ghosts push in the
+    /// relaxation (`[container] ghost_pressure`).
+    pub flags: u32,
     /// 1 when every particle has the same mass (pair weight 1/2).
     pub uniform_mass: u32,
     /// Body particles (contacts pass).

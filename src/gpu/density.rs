@@ -143,7 +143,7 @@ pub fn cpu_twin(
         grid,
         params.h,
         params.walls.as_ref().map(|w| (w, &table)),
-        params.wall_push,
+        params.ghost_pressure,
         params.spacing / 2.0,
         &bins,
         &mut rho,

@@ -124,10 +124,10 @@ pub fn cpu_twin(
     let mut lists = NeighbourLists::default();
     lists.build(pos, grid, params.h);
     let mut dx = vec![Vec3A::ZERO; pos.len()];
-    let walls = params.walls.as_ref().filter(|_| params.wall_push);
+    let walls = params.walls.as_ref().filter(|_| params.ghost_pressure);
     let k = WallKernel::new(params.spacing, params.h);
     let hs = params.spacing / 2.0;
-    let g = params.gravity / params.passes.max(1) as f32;
+    let g = params.gravity / params.relaxation_passes.max(1) as f32;
     let mut sums = vec![Vec3A::ZERO; pos.len()];
     let pairs = walls.map(|w| (WallPairs::new(w, &k, hs, g), &mut sums[..]));
     relaxation::displacements(pos, phase, &lists, params, press, dt, true, pairs, &mut dx);
@@ -138,7 +138,7 @@ pub fn cpu_twin(
             inside: 0.5 * params.rho0,
             h: params.h,
         };
-        boundary::add_wall_push(pos, press, body, w, &k, hs, g, dt, &sums, images, &mut dx);
+        boundary::add_ghost_pressure(pos, press, body, w, &k, hs, g, dt, &sums, images, &mut dx);
     }
     let (mut out, mut v) = (pos.to_vec(), vel.to_vec());
     step::displace(&mut out, &mut v, &dx, 1.0 / dt);

@@ -113,7 +113,7 @@ impl GpuLiquidSolver {
             // lattice's moment C (the ghosts' share of the hydrostatic difference,
             // wall_kernel::support_share).
             let part = std::mem::size_of_val(k.table.as_slice()) as u64;
-            let grad = k.grad / params.passes.max(1) as f32;
+            let grad = k.grad / params.relaxation_passes.max(1) as f32;
             ctx.queue.write_buffer(
                 &bufs.wall_table,
                 part,
@@ -303,14 +303,18 @@ impl GpuLiquidSolver {
 
     pub(super) fn write_params(&mut self, dt: f32) {
         let p = &self.params;
-        let (lo, hi, rest, fric, has) = match &p.walls {
-            // Bit 0: walls; bit 1: their ghosts push in the relaxation.
+        let (lo, hi, rest, fric, flags) = match &p.walls {
             Some(w) => (
                 w.lo,
                 w.hi,
                 w.restitution,
                 w.friction,
-                1 | (p.wall_push as u32) << 1,
+                buffers::FLAG_WALLS
+                    | if p.ghost_pressure {
+                        buffers::FLAG_GHOST_PRESSURE
+                    } else {
+                        0
+                    },
             ),
             None => (Vec3A::ZERO, Vec3A::ZERO, 0.0, 0.0, 0),
         };
@@ -332,7 +336,7 @@ impl GpuLiquidSolver {
             inv_h: 1.0 / p.h,
             rho0: p.rho0,
             ncells: self.ncells,
-            has_walls: has,
+            flags,
             uniform_mass: (p.phases.len() == 1) as u32,
             n_body: 0,
             half_spacing: p.spacing / 2.0,
@@ -560,7 +564,7 @@ impl GpuLiquidSolver {
             })?;
             self.boundary_binned = true;
         }
-        for _ in 0..self.params.passes {
+        for _ in 0..self.params.relaxation_passes {
             self.phase(&mut rec, Phase::Density, |s, p| {
                 s.rec_density(p);
                 None

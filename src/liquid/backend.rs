@@ -4,11 +4,11 @@
 //! the host copy of the particles that frames are written from, the body boundary particles,
 //! the search for liquid particles near the bodies, and the coupling's impulses and
 //! push-outs. Nothing here knows a backend; backends import this module, not the reverse.
-use super::boundary_grid::BoundaryParticles;
 use super::neighbours::PackedLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use crate::Result;
+use crate::boundary::body_grid::BoundaryParticles;
 use crate::timing::{PhaseTimes, Timing};
 use glam::{DVec3, Vec3A};
 

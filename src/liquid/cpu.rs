@@ -1,11 +1,11 @@
 //! The CPU backend of the [`Liquid`] interface: the rayon solver ([`LiquidSolver`]) with the
 //! particles it steps, which live on the host.
 use super::backend::{BodyReach, Carried, Liquid, NearBody};
-use super::boundary_grid::BoundaryParticles;
 use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use super::step::LiquidSolver;
+use crate::boundary::body_grid::BoundaryParticles;
 use crate::timing::{PhaseTimes, Timing};
 use crate::{Error, Result};
 use glam::{DVec3, Vec3A};

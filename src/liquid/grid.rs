@@ -283,3 +283,25 @@ impl Grid {
         }
     }
 }
+
+impl crate::boundary::Cells for Grid {
+    #[inline(always)]
+    fn cells(&self) -> usize {
+        Grid::cells(self)
+    }
+
+    #[inline(always)]
+    fn cell_index(&self, x: Vec3A) -> u32 {
+        Grid::cell_index(self, x)
+    }
+
+    #[inline(always)]
+    fn cell_of_slot(&self, i: usize) -> u32 {
+        self.cell_of[i]
+    }
+
+    #[inline(always)]
+    fn for_each_row_near(&self, c: u32, f: impl FnMut(usize, usize)) {
+        Grid::for_each_row_near(self, c, f)
+    }
+}

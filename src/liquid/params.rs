@@ -1,5 +1,8 @@
 //! The liquid solver's parameters: kernel radius, measured rest density, per-phase constants
 //! and walls (`sim::build` derives them from the scene).
+// The walls' settings live with the boundary; `gpu/` still names them by this path.
+pub use crate::boundary::Walls;
+use crate::boundary::wall_kernel::lattice_kernel_sums;
 use glam::Vec3A;
 
 /// Constants of the particles that came from one liquid block.
@@ -22,37 +25,6 @@ pub struct Phase {
     pub beta: f32,
 }
 
-/// An axis-aligned box of walls that particle centres keep a radius away from.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Walls {
-    /// Lowest allowed particle centre.
-    pub lo: Vec3A,
-    /// Highest allowed particle centre.
-    pub hi: Vec3A,
-    /// Normal restitution.
-    pub restitution: f32,
-    /// Coulomb friction coefficient.
-    pub friction: f32,
-    /// The viscous friction's peak rate, 1/s (`wall_friction::drag`; 0: none).
-    pub drag: f32,
-    /// How far from the planes above the viscous friction reaches, m (1.5 spacings).
-    pub drag_reach: f32,
-}
-
-impl Walls {
-    /// Walls from `lo` to `hi` without restitution or friction of either kind.
-    pub fn bare(lo: Vec3A, hi: Vec3A) -> Walls {
-        Walls {
-            lo,
-            hi,
-            restitution: 0.0,
-            friction: 0.0,
-            drag: 0.0,
-            drag_reach: 0.0,
-        }
-    }
-}
-
 /// Everything the liquid step needs besides the particles.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LiquidParams {
@@ -68,33 +40,11 @@ pub struct LiquidParams {
     /// Container walls, if any.
     pub walls: Option<Walls>,
     /// Whether the walls' ghosts push in the relaxation (`[container] ghost_pressure`).
-    pub wall_push: bool,
+    pub ghost_pressure: bool,
     /// Jacobi relaxation passes per step.
-    pub passes: u32,
+    pub relaxation_passes: u32,
     /// One entry per liquid block.
     pub phases: Vec<Phase>,
-}
-
-/// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of an interior particle of a simple cubic
-/// lattice whose kernel radius is `ratio` spacings.
-pub fn lattice_kernel_sums(ratio: f64) -> (f64, f64) {
-    let n = ratio.ceil() as i64;
-    let (mut rho, mut near) = (0.0, 0.0);
-    for i in -n..=n {
-        for j in -n..=n {
-            for k in -n..=n {
-                if i == 0 && j == 0 && k == 0 {
-                    continue;
-                }
-                let q = ((i * i + j * j + k * k) as f64).sqrt() / ratio;
-                if q < 1.0 {
-                    rho += (1.0 - q).powi(2);
-                    near += (1.0 - q).powi(3);
-                }
-            }
-        }
-    }
-    (rho, near)
 }
 
 /// The kernel sum `sum (1-q)^2` of a particle in the face-centred cubic packing at the simple

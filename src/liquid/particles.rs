@@ -185,3 +185,9 @@ impl Particles {
         slot
     }
 }
+
+impl crate::boundary::Motion for Particles {
+    fn motion(&mut self) -> (&mut [Vec3A], &mut [Vec3A], &mut [Vec3A]) {
+        (&mut self.pos, &mut self.vel, &mut self.prev)
+    }
+}

@@ -1,11 +1,11 @@
 //! Double-density relaxation (Clavet et al. 2005, section 4) in the Jacobi form: every
 //! displacement from the same positions, each pair's symmetric term computed once and added to
 //! both particles ([`NeighbourLists::scatter`]).
-use super::boundary::WallPairs;
 use super::lanes::has_avx2;
 use super::lanes::{self, LANES};
 use super::neighbours::{NeighbourLists, add_kernel_row, in_pool};
 use super::params::LiquidParams;
+use crate::boundary::WallPairs;
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -67,8 +67,8 @@ pub fn pressures(
 /// distances are then the lists' own rather than computed again (the same numbers).
 ///
 /// With `walls`, the same pair loops gather the walls' pressure sums of
-/// [`super::boundary::add_wall_push`] into its array (one entry per slot): every slot starts at
-/// [`WallPairs::own`], and each pair of a row whose slot is within `2h` of a wall
+/// [`crate::boundary::add_ghost_pressure`] into its array (one entry per slot): every slot
+/// starts at [`WallPairs::own`], and each pair of a row whose slot is within `2h` of a wall
 /// ([`WallPairs::gathers`]) with `a = 1 - |r|/h > 0` (`r = x_j - x_i`) adds, with `w = a^2`
 /// and `g = grad . r`, `[w (P_j - g), w, a g^2 / |r|]` to slot `i` and `[w (P_i + g), w,
 /// a g^2 / |r|]` to slot `j`, pair by pair in the rows' order: the sums of a separate scalar
@@ -474,7 +474,7 @@ pub struct RelaxationBuffers {
     /// The bodies' part of the kernel sums (zero away from every body).
     pub body: Vec<f32>,
     /// Per slot, the walls' weighted pressure, weight and the liquid's moment (gathered by
-    /// [`displacements`] for `boundary::add_wall_push`).
+    /// [`displacements`] for `boundary::add_ghost_pressure`).
     pub pairs: Vec<Vec3A>,
     /// Per slot, the kernel sums of a later pass in double precision (a scatter over the
     /// neighbour lists).

@@ -1,18 +1,16 @@
 //! The CPU liquid solver and its step, in the order of docs/src/design.md (steps 1-5): gravity,
 //! viscosity (and the walls' viscous friction), prediction, relaxation, walls, velocity update
 //! (the GPU step follows the same order).
-use super::boundary::{self, BodyImages, WallPairs};
-use super::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use super::grid::Grid;
 use super::neighbours::{NeighbourLists, in_pool};
 use super::params::LiquidParams;
 use super::particles::Particles;
 use super::relaxation::{self, RelaxationBuffers};
 use super::viscosity;
-use super::wall_friction;
-use super::wall_kernel::WallKernel;
-use super::walls;
 use crate::Result;
+use crate::boundary::{
+    self, BodyImages, BoundaryGrid, BoundaryParticles, WallKernel, WallPairs, wall_friction, walls,
+};
 use crate::timing::{Phase, PhaseTimes};
 use glam::Vec3A;
 use rayon::prelude::*;
@@ -110,7 +108,7 @@ impl LiquidSolver {
                 &self.grid,
                 params.h,
                 params.walls.as_ref().zip(self.wall_kernel.as_ref()),
-                params.wall_push,
+                params.ghost_pressure,
                 params.spacing / 2.0,
                 &self.boundary_grid,
                 &mut p.rho,
@@ -171,7 +169,7 @@ impl LiquidSolver {
         self.rebuild_timed(p, times)?;
         self.buffers.resize(p.len());
         let inv_dt = 1.0 / dt;
-        for pass in 0..self.params.passes {
+        for pass in 0..self.params.relaxation_passes {
             let built_here = pass == 0;
             self.kernel_sums(p, built_here, times);
             times.time(Phase::Density, || {
@@ -182,8 +180,8 @@ impl LiquidSolver {
             let b = &mut self.buffers;
             times.time(Phase::Relaxation, || {
                 let hs = params.spacing / 2.0;
-                let g = params.gravity / params.passes as f32;
-                let walls = params.walls.as_ref().filter(|_| params.wall_push);
+                let g = params.gravity / params.relaxation_passes as f32;
+                let walls = params.walls.as_ref().filter(|_| params.ghost_pressure);
                 let walls = walls.zip(self.wall_kernel.as_ref());
                 relaxation::displacements(
                     &p.pos,
@@ -203,7 +201,7 @@ impl LiquidSolver {
                         inside: 0.5 * params.rho0,
                         h: params.h,
                     };
-                    boundary::add_wall_push(
+                    boundary::add_ghost_pressure(
                         &p.pos, &b.press, &b.body, w, k, hs, g, dt, &b.pairs, images, &mut b.dx,
                     );
                 }

@@ -292,8 +292,8 @@ mod tests {
             rho0: 6.0,
             gravity: Vec3A::ZERO,
             walls: None,
-            wall_push: false,
-            passes: 1,
+            ghost_pressure: false,
+            relaxation_passes: 1,
             phases: vec![Phase {
                 mass: 1e-3,
                 rest_density: 1000.0,

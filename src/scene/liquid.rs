@@ -38,7 +38,7 @@ pub struct Container {
     #[serde(default)]
     pub friction: f64,
     /// The walls' viscous (no-slip) friction `f`, m/s: liquid within the kernel radius of a
-    /// wall feels the shear stress `rho f u_t` (`liquid::wall_friction`); 0: none.
+    /// wall feels the shear stress `rho f u_t` (`boundary::wall_friction`); 0: none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub viscous_friction: f64,
     /// Whether the walls' ghosts push the liquid in the relaxation (ghost pressure; on by default).

@@ -2,10 +2,12 @@
 //! time step, rigid bodies (meshes read from disk) and coupling parameters; the joints are
 //! built in `joint_setup`. Scene
 //! types stop here: liquid/, rigid/, joints/ and coupling/ see only what this module makes.
+use crate::boundary::Walls;
+use crate::boundary::wall_kernel::lattice_moment;
 use crate::coupling::penalty::PenaltyParams;
 use crate::coupling::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
-use crate::liquid::params::{Phase, Walls, default_near_stiffness, rest_kernel_sum};
-use crate::liquid::wall_kernel::lattice_moment;
+use crate::liquid::params::{Phase, default_near_stiffness, rest_kernel_sum};
+use crate::liquid::particles::lattice_dims;
 use crate::liquid::{LatticeBlock, LiquidParams, Particles};
 use crate::rigid::{MeshSolid, Primitive, RigidBody, Shape, TriMesh};
 use crate::scene::body::{BodySpec, ShapeSpec};
@@ -46,16 +48,7 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
         first.map_or(2.0, |b| b.kernel_radius),
     );
     let params = liquid_params(scene, s, ratio);
-    let blocks: Vec<LatticeBlock> = scene
-        .liquid
-        .iter()
-        .map(|b| LatticeBlock {
-            min: b.min,
-            max: b.max,
-            velocity: b.velocity,
-        })
-        .collect();
-    let particles = Particles::from_blocks(&blocks, s);
+    let particles = Particles::from_blocks(&lattice_blocks(scene), s);
     let Stepping {
         stable_dt,
         substeps,
@@ -71,6 +64,31 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
         dt,
         settle,
     }
+}
+
+/// The scene's liquid blocks as lattices to fill.
+fn lattice_blocks(scene: &Scene) -> Vec<LatticeBlock> {
+    scene
+        .liquid
+        .iter()
+        .map(|b| LatticeBlock {
+            min: b.min,
+            max: b.max,
+            velocity: b.velocity,
+        })
+        .collect()
+}
+
+/// The number of particles [`liquid`] fills the scene's blocks with, counted without making
+/// them.
+pub fn particle_count(scene: &Scene) -> usize {
+    let Some(first) = scene.liquid.first() else {
+        return 0;
+    };
+    lattice_blocks(scene)
+        .iter()
+        .map(|b| lattice_dims(b, first.spacing).0.iter().product::<usize>())
+        .sum()
 }
 
 /// A scene's time stepping, derived from the scene alone (nothing is allocated).
@@ -157,7 +175,7 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
         .collect();
     let r = spacing / 2.0;
     let walls = scene.container.as_ref().map(|c| {
-        let (drag, drag_reach) = crate::liquid::wall_friction::drag(c.viscous_friction, spacing);
+        let (drag, drag_reach) = crate::boundary::wall_friction::drag(c.viscous_friction, spacing);
         Walls {
             lo: Vec3A::from_array(c.min.map(|v| (v + r) as f32)),
             hi: Vec3A::from_array(c.max.map(|v| (v - r) as f32)),
@@ -173,8 +191,8 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
         rho0: rho0 as f32,
         gravity: Vec3A::from_array(scene.gravity.map(|v| v as f32)),
         walls,
-        wall_push: scene.container.as_ref().is_some_and(|c| c.ghost_pressure),
-        passes: scene.solver.relaxation_passes,
+        ghost_pressure: scene.container.as_ref().is_some_and(|c| c.ghost_pressure),
+        relaxation_passes: scene.solver.relaxation_passes,
         phases,
     }
 }
@@ -434,5 +452,15 @@ mod tests {
         // Izz of the 1 x 2 x 3 box is 5/12 * 6 = 2.5: L = 2.5 * 1 + 5.
         assert!((b.state.l - DVec3::new(0.0, 0.0, 7.5)).length() < 1e-12);
         assert!((b.state.q * DVec3::X - DVec3::Y).length() < 1e-12);
+    }
+
+    #[test]
+    fn the_particle_count_is_the_lattice_that_liquid_fills() {
+        let text = "[time]\nfps = 30\n[[liquid]]\nmin = [0.0, 0.0, 0.0]\nmax = [0.1, 0.05, 0.1]\n\
+            spacing = 0.01\n[[liquid]]\nmin = [0.2, 0.0, 0.0]\nmax = [0.255, 0.1, 0.03]\n\
+            spacing = 0.01\n";
+        let l = crate::scene::parse(text.into(), Path::new("t.toml"), &[]).unwrap();
+        assert_eq!(particle_count(&l.scene), liquid(&l.scene).particles.len());
+        assert_eq!(particle_count(&l.scene), 10 * 5 * 10 + 5 * 10 * 3);
     }
 }

@@ -2,7 +2,7 @@
 //! that step even where it is longer than the CFL bound (`solver.cfl`), and its frames are then
 //! garbage. [`check`] finds such a step and says how many substeps would be stable; `run` and
 //! `check` warn with it, and `--strict-cfl` makes it an error.
-use super::build::LiquidSetup;
+use super::build::Stepping;
 use crate::Error;
 use crate::scene::locate::KeyPath;
 use crate::scene::{LoadedScene, Problem};
@@ -25,8 +25,9 @@ pub struct CflExcess {
 }
 
 /// The excess of the scene's own step over the CFL bound; `None` when the step is within it,
-/// or when the scene leaves the step to the bound.
-pub fn check(loaded: &LoadedScene, liquid: &LiquidSetup) -> Option<CflExcess> {
+/// or when the scene leaves the step to the bound (the scene's stepping alone: no particle is
+/// made).
+pub fn check(loaded: &LoadedScene, liquid: &Stepping) -> Option<CflExcess> {
     let scene = &loaded.scene;
     let key = if scene.time.substeps.is_some() {
         "time.substeps"
@@ -83,7 +84,7 @@ mod tests {
     #[test]
     fn a_scene_step_past_the_bound_is_found_with_the_stable_substeps() {
         let l = loaded("substeps = 1");
-        let setup = build::liquid(&l.scene);
+        let setup = build::stepping(&l.scene);
         let e = check(&l, &setup).expect("one step a frame is far past the bound");
         assert_eq!((e.key, e.substeps), ("time.substeps", 1));
         assert!(e.cfl > 10.0 * e.limit, "{e:?}");
@@ -93,10 +94,10 @@ mod tests {
         assert!(frame / e.stable_substeps as f64 <= stable * (1.0 + 1e-9));
         assert!(frame / (e.stable_substeps - 1) as f64 > stable);
         let ok = loaded(&format!("substeps = {}", e.stable_substeps));
-        assert_eq!(check(&ok, &build::liquid(&ok.scene)), None);
+        assert_eq!(check(&ok, &build::stepping(&ok.scene)), None);
         // A step left to the bound is never past it.
         let auto = loaded("");
-        assert_eq!(check(&auto, &build::liquid(&auto.scene)), None);
+        assert_eq!(check(&auto, &build::stepping(&auto.scene)), None);
         let msg = e.to_error(&l).to_string();
         assert!(
             msg.starts_with("t.toml:3: time.substeps:") && msg.contains("fix: use time.substeps"),

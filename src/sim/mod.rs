@@ -15,7 +15,7 @@ pub mod step_counts;
 pub mod surfaces;
 
 use crate::backend::Backend;
-use crate::coupling::kernel_boundary::BodyBoundary;
+use crate::boundary::bodies::BodyBoundary;
 use crate::coupling::{Coupler, CouplingFailure};
 use crate::gpu::GpuLiquid;
 use crate::gpu::context::{AdapterKind, GpuContext};

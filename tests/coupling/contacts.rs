@@ -172,8 +172,8 @@ fn cube(at: DVec3) -> RigidBody {
 
 #[test]
 fn a_cube_sinking_into_the_floor_touches_it_at_its_four_corners() {
+    use sphrigid::boundary::Walls;
     use sphrigid::coupling::body_contacts::wall_contacts;
-    use sphrigid::liquid::params::Walls;
     let r = S / 2.0;
     // Container [0, 1]^3; the liquid's centre bounds are shrunk by the liquid radius.
     let walls = Walls {

@@ -413,7 +413,7 @@ fn a_floating_box_released_below_its_equilibrium_oscillates_about_it() {
     let draft = oscillates_about_its_equilibrium(&span, "spanning the slab", 0.1);
     // No liquid particle fits in a gap of 0.5 mm. The particles against the front and back
     // walls stand for columns reaching to the walls, which the box covers only in part: it
-    // keeps the covered share of their pushes (`coupling::gap`), so it floats as the spanning
+    // keeps the covered share of their pushes (`boundary::gap`), so it floats as the spanning
     // box does, at its own Archimedes' draft, not as a piston across the slab (the piston's
     // draft would be the spanning box's times the box's depth over the slab's).
     let (narrow, weight) = narrow_draft(&narrow);

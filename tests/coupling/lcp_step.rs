@@ -2,8 +2,9 @@
 //! on the floor stays at rest.
 use crate::common;
 use glam::{DQuat, DVec3, Vec3A};
+use sphrigid::boundary::Walls;
 use sphrigid::coupling::Coupler;
-use sphrigid::liquid::params::{LiquidParams, Phase, Walls};
+use sphrigid::liquid::params::{LiquidParams, Phase};
 use sphrigid::liquid::{CpuLiquid, Particles};
 use sphrigid::rigid::{Primitive, RigidBody, Shape};
 use sphrigid::sim::build;
@@ -17,8 +18,8 @@ fn params(walls: Option<Walls>) -> LiquidParams {
         rho0: 2.67,
         gravity: Vec3A::ZERO,
         walls,
-        wall_push: false,
-        passes: 1,
+        ghost_pressure: false,
+        relaxation_passes: 1,
         phases: vec![Phase {
             mass: 1e-3,
             rest_density: 1000.0,

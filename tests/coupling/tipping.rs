@@ -13,7 +13,7 @@
 //! The tank is 2D-like: four particle spacings deep, the block one spacing shallower than the
 //! tank so that it touches neither side wall (side walls would add friction moments that the
 //! plane balance has no place for) while no particle fits through the half-spacing gaps; the
-//! water pushes it over its own depth (`coupling::gap`), as the plane balance assumes. The block is held
+//! water pushes it over its own depth (`boundary::gap`), as the plane balance assumes. The block is held
 //! in place while the column settles from its lattice start (its start-up compression would
 //! otherwise rock the block), then released and watched for one second.
 //!

@@ -4,16 +4,16 @@ use crate::common;
 use crate::common::Rng;
 use crate::common::gpu as gpu_common;
 use glam::Vec3A;
+use sphrigid::boundary::BodyImages;
+use sphrigid::boundary::Walls;
+use sphrigid::boundary::body_grid::{BoundaryGrid, BoundaryParticles};
+use sphrigid::boundary::wall_kernel::{WallKernel, mirror_offset, plane_distances};
 use sphrigid::gpu::contacts::{self, BodyParticle};
 use sphrigid::gpu::{
     GpuLiquidSolver, boundary_grid, buffers, cell_index, count, density, prefix_sum, relaxation,
     scatter, velocity, viscosity, walls,
 };
-use sphrigid::liquid::boundary::BodyImages;
-use sphrigid::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use sphrigid::liquid::grid::Grid;
-use sphrigid::liquid::params::Walls;
-use sphrigid::liquid::wall_kernel::{WallKernel, mirror_offset, plane_distances};
 use sphrigid::liquid::{LiquidParams, Particles};
 
 // Two phases (different masses, one with cohesion) so the pair weights m_j/(m_i+m_j) and both

@@ -78,8 +78,8 @@ fn pairs_of(
         rho0: 6.0,
         gravity: Vec3A::ZERO,
         walls: None,
-        wall_push: false,
-        passes: 1,
+        ghost_pressure: false,
+        relaxation_passes: 1,
         phases,
     };
     (lists, press, params)
@@ -127,15 +127,15 @@ fn lane_path_gives_the_scalar_path_bit_for_bit() {
 }
 
 /// The walls' pressure sums gathered in the relaxation's pair loops: the separate scalar
-/// walk over the same pairs that `add_wall_push` made before (kept here as the oracle)
+/// walk over the same pairs that `add_ghost_pressure` made before (kept here as the oracle)
 /// gives the same sums bit for bit, on the AVX2 path and the scalar one (one phase and
 /// two), at the lists' positions and moved off them; and the displacements are those
 /// without the walls' sums, bit for bit.
 #[test]
 fn pair_loops_gather_the_walls_pressure_sums() {
-    use crate::liquid::boundary::wall_depth;
-    use crate::liquid::params::Walls;
-    use crate::liquid::wall_kernel::WallKernel;
+    use crate::boundary::Walls;
+    use crate::boundary::wall_depth;
+    use crate::boundary::wall_kernel::WallKernel;
     let mut rng = crate::rng::XorShift::new(0x51de);
     let mut next = move || rng.unit() as f32 - 0.5;
     let (s, hs) = (0.01f32, 0.005f32);
@@ -206,8 +206,8 @@ fn pair_loops_gather_the_walls_pressure_sums() {
             rho0: 6.0,
             gravity: g,
             walls: Some(walls),
-            wall_push: true,
-            passes: 1,
+            ghost_pressure: true,
+            relaxation_passes: 1,
             phases,
         };
         for (pos, stored) in [(&p.pos, true), (&moved, false)] {

@@ -2,7 +2,7 @@
 //! into the liquid grid's cells and sorted by (cell, index), so that every liquid particle
 //! gathers their kernel sums from the 27 cells around it in one fixed order on the CPU and on
 //! the GPU alike (`gpu::boundary_grid` is the GPU's twin of [`BoundaryGrid::build`]).
-use super::grid::Grid;
+use super::Cells;
 use glam::Vec3A;
 
 /// Body particles that lend their kernel sums to the liquid: world positions and weights
@@ -67,7 +67,7 @@ impl BoundaryGrid {
 
     /// Bin `b` into the cells of `grid` (points outside are clamped into its border cells, as
     /// the liquid's are): a counting sort, stable in the particles' index.
-    pub fn build(&mut self, grid: &Grid, b: &BoundaryParticles) {
+    pub fn build<G: Cells>(&mut self, grid: &G, b: &BoundaryParticles) {
         self.cell_start.clear();
         self.sorted.pos.clear();
         self.sorted.weight.clear();
@@ -116,7 +116,7 @@ impl BoundaryGrid {
     /// The particles' kernel sums `(sum w (1-q)^2, sum w (1-q)^3)` at `x`, a liquid particle
     /// in cell `c` of `grid` (the grid this was built on), over the 27 cells around it.
     #[inline]
-    pub fn sums(&self, grid: &Grid, c: u32, x: Vec3A, h: f32) -> [f32; 2] {
+    pub fn sums<G: Cells>(&self, grid: &G, c: u32, x: Vec3A, h: f32) -> [f32; 2] {
         let (h2, inv_h) = (h * h, 1.0 / h);
         let (mut s, mut sn) = (0.0f32, 0.0f32);
         // Most particles are far from every body: two kernel radii beyond the bounding box
@@ -144,63 +144,5 @@ impl BoundaryGrid {
             }
         });
         [s, sn]
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn gathered_body_sums_match_a_sum_over_every_body_particle() {
-        use crate::liquid::particles::Particles;
-        // A pseudo-random cloud of liquid particles and of body particles, some of these far
-        // outside the liquid's grid (clamped into its border cells).
-        let mut rng = crate::rng::XorShift::new(0x2545_f491);
-        let mut next = move || rng.unit() as f32;
-        let h = 0.02;
-        let mut p = Particles::default();
-        for _ in 0..2000 {
-            let x = Vec3A::new(next(), next(), next()) * 0.1;
-            p.push(x, Vec3A::ZERO, 0);
-        }
-        let mut b = BoundaryParticles::default();
-        for k in 0..600 {
-            let x = Vec3A::new(next(), next(), next()) * 0.14 - Vec3A::splat(0.02);
-            b.pos.push(if k % 50 == 0 { x * 10.0 } else { x });
-            b.weight.push(k as f32);
-        }
-        let mut grid = Grid::new(h);
-        grid.build(&mut p).unwrap();
-        let mut bins = BoundaryGrid::default();
-        bins.build(&grid, &b);
-        // Order (cell, index): the weights are the indices.
-        let key = |j: usize| (grid.cell_index(bins.sorted.pos[j]), bins.sorted.weight[j]);
-        assert!(
-            (1..b.len()).all(|j| key(j - 1) < key(j)),
-            "not in (cell, index) order"
-        );
-        assert_eq!(bins.cell_start.len(), grid.cells() + 1);
-        let mut near = 0;
-        for (i, &x) in p.pos.iter().enumerate() {
-            let got = bins.sums(&grid, grid.cell_of[i], x, h);
-            let (mut s, mut sn) = (0.0f64, 0.0f64);
-            for (xb, w) in b.pos.iter().zip(&b.weight) {
-                let q = 1.0 - (*xb - x).length() as f64 / h as f64;
-                if q > 0.0 {
-                    s += *w as f64 * q * q;
-                    sn += *w as f64 * q * q * q;
-                }
-            }
-            near += (s > 0.0) as usize;
-            assert!((got[0] as f64 - s).abs() <= 1e-5 * s.max(1.0), "slot {i}");
-            assert!((got[1] as f64 - sn).abs() <= 1e-5 * sn.max(1.0), "slot {i}");
-        }
-        assert!(
-            near > 1000,
-            "only {near} liquid particles near a body particle"
-        );
-        bins.build(&grid, &BoundaryParticles::default());
-        assert!(bins.is_empty() && bins.cell_start.is_empty());
     }
 }

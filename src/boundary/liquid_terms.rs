@@ -14,26 +14,25 @@
 //! wall as well as across it. Bodies: their particles within the kernel radius, weighted by
 //! their volume relative to a liquid particle's, binned into the liquid grid's cells
 //! ([`BoundaryGrid`]) and gathered by each liquid particle from the 27 cells around it.
-use super::boundary_grid::BoundaryGrid;
-use super::grid::Grid;
-use super::neighbours::in_pool;
+use super::Cells;
+use super::body_grid::BoundaryGrid;
 use super::params::Walls;
-use super::wall_kernel::{WallKernel, plane_distances};
+use crate::boundary::wall_kernel::{WallKernel, plane_distances};
 use glam::Vec3A;
 use rayon::prelude::*;
 
 /// Add the bodies' and the walls' sums to the liquid's kernel sums `rho`, `rho_near` of every
 /// slot of `grid` at its current position (`h` the kernel radius); the walls' ghost by ghost
-/// ([`WallKernel::sums_once`]) when `once` (with ghost pressure), else from their table. The
+/// ([`WallKernel::sums_once`]) with `ghost_pressure`, else from their table. The
 /// bodies' part of `rho` alone goes into `body` (zero away from every body), which says where
-/// the walls push with the ghosts that stand for liquid alone ([`add_wall_push`]).
+/// the walls push with the ghosts that stand for liquid alone ([`add_ghost_pressure`]).
 #[allow(clippy::too_many_arguments)]
-pub fn add_boundary_sums(
+pub fn add_boundary_sums<G: Cells>(
     pos: &[Vec3A],
-    grid: &Grid,
+    grid: &G,
     h: f32,
     walls: Option<(&Walls, &WallKernel)>,
-    once: bool,
+    ghost_pressure: bool,
     half_spacing: f32,
     bodies: &BoundaryGrid,
     rho: &mut [f32],
@@ -52,11 +51,11 @@ pub fn add_boundary_sums(
             let mut b = if bodies.is_empty() {
                 [0.0; 2]
             } else {
-                bodies.sums(grid, grid.cell_of[i], pos[i], h)
+                bodies.sums(grid, grid.cell_of_slot(i), pos[i], h)
             };
             *bs = b[0];
             if let Some((w, k)) = walls {
-                let s = if once {
+                let s = if ghost_pressure {
                     k.sums_once(w, half_spacing, pos[i])
                 } else {
                     k.sums(w, half_spacing, pos[i])
@@ -80,7 +79,7 @@ pub fn wall_depth(walls: &Walls, half_spacing: f32, x: Vec3A) -> f32 {
 }
 
 /// What the relaxation's pair loops need to gather the walls' pressure sums of
-/// [`add_wall_push`] on their way: which rows gather them and the hydrostatic gradient.
+/// [`add_ghost_pressure`] on their way: which rows gather them and the hydrostatic gradient.
 #[derive(Debug, Clone, Copy)]
 pub struct WallPairs<'a> {
     /// The walls.
@@ -125,12 +124,12 @@ impl<'a> WallPairs<'a> {
     }
 }
 
-/// The bodies as the walls' push sees them ([`add_wall_push`]): a ghost whose mirror image lies
-/// inside a body stands for the body's image, not for liquid.
-#[derive(Debug, Clone, Copy)]
-pub struct BodyImages<'a> {
+/// The bodies as the walls' push sees them ([`add_ghost_pressure`]): a ghost whose mirror
+/// image lies inside a body stands for the body's image, not for liquid.
+#[derive(Debug)]
+pub struct BodyImages<'a, G: Cells> {
     /// The liquid grid the bodies' particles are binned on.
-    pub grid: &'a Grid,
+    pub grid: &'a G,
     /// The bodies' particles.
     pub bodies: &'a BoundaryGrid,
     /// The bodies' kernel sum above which a point lies inside a body: half the liquid's rest
@@ -140,7 +139,16 @@ pub struct BodyImages<'a> {
     pub h: f32,
 }
 
-impl BodyImages<'_> {
+// By hand: a derive would ask the grid itself to be `Clone` and `Copy`.
+impl<G: Cells> Clone for BodyImages<'_, G> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<G: Cells> Copy for BodyImages<'_, G> {}
+
+impl<G: Cells> BodyImages<'_, G> {
     /// Whether the point `x` lies outside every body (their kernel sum there at most
     /// [`BodyImages::inside`]). A point farther than half a kernel radius (at least three
     /// quarters of a spacing) beyond the box around the bodies' particles has the matter of
@@ -198,7 +206,7 @@ impl BodyImages<'_> {
 /// spans a slab lacked the walls' support that the liquid away from it has, and the box floated
 /// 10 to 12% deep by the weight it displaced; with every ghost pushing there, as deep.
 #[allow(clippy::too_many_arguments)]
-pub fn add_wall_push(
+pub fn add_ghost_pressure<G: Cells>(
     pos: &[Vec3A],
     press: &[[f32; 2]],
     body: &[f32],
@@ -208,11 +216,12 @@ pub fn add_wall_push(
     gravity: Vec3A,
     dt: f32,
     sums: &[Vec3A],
-    images: BodyImages<'_>,
+    images: BodyImages<'_, G>,
     dx: &mut [Vec3A],
 ) {
     let (dt2, h) = (dt * dt, kernel.h);
-    in_pool(|| {
+    // On a thread of the pool, so that the loop starts from inside it (`liquid`'s `in_pool`).
+    rayon::scope(|_| {
         dx.par_iter_mut().enumerate().for_each(|(i, d)| {
             let x = pos[i];
             if wall_depth(walls, half_spacing, x) >= h {
@@ -234,8 +243,7 @@ pub fn add_wall_push(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::liquid::params::lattice_kernel_sums;
-    use crate::liquid::wall_kernel::{ghost_sums, lattice_moment};
+    use crate::boundary::wall_kernel::{ghost_sums, lattice_kernel_sums, lattice_moment};
 
     #[test]
     fn ghost_layer_completes_the_lattice_at_the_wall() {
@@ -486,94 +494,6 @@ mod tests {
             mirror_least > 0.02 * 9.81,
             "the mirror image holds up by only {mirror_least} m/s^2"
         );
-    }
-
-    #[test]
-    fn near_a_body_the_walls_push_with_the_ghosts_that_stand_for_liquid() {
-        use crate::liquid::boundary_grid::BoundaryParticles;
-        let (d, h) = (0.01f32, 0.02f32);
-        let k = WallKernel::new(d, h);
-        let walls = Walls::bare(Vec3A::splat(0.005), Vec3A::splat(0.095));
-        // A body filling x in [0.03, 0.07], y above 0.05 and the slab in z, and one on the floor
-        // around x = 0.085 (its particles on the lattice, a liquid particle's volume each).
-        let mut b = BoundaryParticles::default();
-        for i in 0..10 {
-            for j in 0..10 {
-                for l in 0..10 {
-                    let x = Vec3A::new(i as f32, j as f32, l as f32) * d + Vec3A::splat(0.005);
-                    let upper = (0.03..0.07).contains(&x.x) && x.y > 0.05;
-                    let lower = x.x > 0.075 && x.y > 0.01 && x.y < 0.04;
-                    if upper || lower {
-                        b.pos.push(x);
-                        b.weight.push(1.0);
-                    }
-                }
-            }
-        }
-        // The test's slots: at the front wall under the upper body (a spacing below it), on
-        // the floor under the lower one (a film), and at the front wall far from both; with
-        // the box's corners, so that the grid spans the container.
-        let mut p = crate::liquid::particles::Particles::default();
-        let slots = [
-            Vec3A::new(0.045, 0.045, 0.005),
-            Vec3A::new(0.085, 0.005, 0.05),
-            Vec3A::new(0.015, 0.025, 0.005),
-        ];
-        for x in slots
-            .iter()
-            .chain(&[Vec3A::splat(0.005), Vec3A::splat(0.095)])
-        {
-            p.push(*x, Vec3A::ZERO, 0);
-        }
-        let mut grid = Grid::new(h);
-        grid.build(&mut p).unwrap();
-        let mut bodies = BoundaryGrid::default();
-        bodies.build(&grid, &b);
-        let rho0 = crate::liquid::params::lattice_kernel_sums(2.0).0 as f32;
-        let images = BodyImages {
-            grid: &grid,
-            bodies: &bodies,
-            inside: 0.5 * rho0,
-            h,
-        };
-        let n = p.len();
-        let press = vec![[50.0, 5.0]; n];
-        let g = Vec3A::new(0.0, -9.81, 0.0);
-        let at = |x: Vec3A| p.pos.iter().position(|y| *y == x).unwrap();
-        let mut body = vec![0.0; n];
-        for &x in &slots[..2] {
-            body[at(x)] = 0.3;
-        }
-        // The slots lie two spacings or more apart, beyond each other's kernel, so each has
-        // only its own pair sums.
-        let sums: Vec<Vec3A> = press.iter().map(|&pr| WallPairs::own(pr)).collect();
-        let mut dx = vec![Vec3A::ZERO; n];
-        add_wall_push(
-            &p.pos, &press, &body, &walls, &k, 0.005, g, 1e-3, &sums, images, &mut dx,
-        );
-        let dt2 = 1e-3f32 * 1e-3;
-        let all = |x: Vec3A| k.push(&walls, 0.005, x, [50.0, 5.0], 50.0, 0.0, g) * dt2;
-        // Under the upper body: the ghosts whose mirror images lie in it (above the slot) are
-        // left out, so the wall pushes the slot away from itself and up, more than all of its
-        // ghosts do.
-        let (under, x) = (dx[at(slots[0])], slots[0]);
-        let liquid = |m: Vec3A| images.liquid_at(x + m);
-        let want = k.push_where(&walls, 0.005, x, [50.0, 5.0], 50.0, 0.0, g, 0, liquid) * dt2;
-        assert_eq!(under, want);
-        assert!(
-            under.z > 0.0 && under.y > all(x).y + 1e-9,
-            "{under} against {}",
-            all(x)
-        );
-        assert!(images.films(&walls, 0.005, x, d) == 0);
-        // On the floor under the lower body: the slot is in a film between the body and the
-        // floor (`coupling::film` passes its pressure), and the floor does not push it.
-        let film = slots[1];
-        assert_eq!(images.films(&walls, 0.005, film, d), 1 << 2);
-        assert_eq!(dx[at(film)], Vec3A::ZERO);
-        assert!(all(film).y > 1e-9);
-        // Far from the bodies: all of its ghosts.
-        assert_eq!(dx[at(slots[2])], all(slots[2]));
     }
 
     #[test]

@@ -11,7 +11,7 @@
 //! the covered share alone (its body terms scaled by it, in velocity and impulse alike, so the
 //! problem stays symmetric), and a film there passes its pressure over the covered part. A
 //! body flush with the wall, or one that leaves room for a particle, covers it all.
-use crate::liquid::params::Walls;
+use super::params::Walls;
 use crate::rigid::RigidBody;
 use glam::DVec3;
 

@@ -1,7 +1,7 @@
 //! Liquid against the container's walls: project particle centres back inside and set the
 //! velocity the step will report, with restitution and Coulomb friction.
+use super::Motion;
 use super::params::Walls;
-use super::particles::Particles;
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -59,11 +59,11 @@ fn reflect(walls: &Walls, x: &mut Vec3A, v: &mut Vec3A) {
 /// velocities become the post-collision ones, and `prev` of a particle that collided moves so
 /// that `(x - prev)/dt` is its velocity. (The GPU's walls pass does the same on its step's
 /// velocity.)
-pub fn apply_walls_to_velocity(p: &mut Particles, walls: &Walls, dt: f32) {
-    p.pos
-        .par_iter_mut()
-        .zip(p.vel.par_iter_mut())
-        .zip(p.prev.par_iter_mut())
+pub fn apply_walls_to_velocity(p: &mut impl Motion, walls: &Walls, dt: f32) {
+    let (pos, vel, prev) = p.motion();
+    pos.par_iter_mut()
+        .zip(vel.par_iter_mut())
+        .zip(prev.par_iter_mut())
         .for_each(|((x, v), prev)| {
             if collide_velocity(walls, x, v) {
                 *prev = *x - *v * dt;

@@ -3,8 +3,8 @@
 //! Navier's slip law on the liquid beside it, the same at any resolution; a velocity pass after
 //! the viscosity impulses (the GPU twin is the `wall_friction` entry of
 //! shaders/gpu/velocity.wgsl).
+use super::Motion;
 use super::params::Walls;
-use super::particles::Particles;
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -59,10 +59,10 @@ pub fn slow(walls: &Walls, x: Vec3A, v: Vec3A, dt: f32) -> Vec3A {
 }
 
 /// Slow every particle within reach of a wall by the walls' viscous friction over `dt`.
-pub fn apply_wall_friction(p: &mut Particles, walls: &Walls, dt: f32) {
-    p.vel
-        .par_iter_mut()
-        .zip(p.pos.par_iter())
+pub fn apply_wall_friction(p: &mut impl Motion, walls: &Walls, dt: f32) {
+    let (pos, vel, _) = p.motion();
+    vel.par_iter_mut()
+        .zip(pos.par_iter())
         .for_each(|(v, x)| *v = slow(walls, *x, *v, dt));
 }
 

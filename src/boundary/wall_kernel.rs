@@ -386,6 +386,28 @@ fn beyond_plane(y: &[f32; 6], e: usize, r: Vec3A) -> bool {
     }
 }
 
+/// The kernel sums `(sum (1-q)^2, sum (1-q)^3)` of an interior particle of a simple cubic
+/// lattice whose kernel radius is `ratio` spacings.
+pub fn lattice_kernel_sums(ratio: f64) -> (f64, f64) {
+    let n = ratio.ceil() as i64;
+    let (mut rho, mut near) = (0.0, 0.0);
+    for i in -n..=n {
+        for j in -n..=n {
+            for k in -n..=n {
+                if i == 0 && j == 0 && k == 0 {
+                    continue;
+                }
+                let q = ((i * i + j * j + k * k) as f64).sqrt() / ratio;
+                if q < 1.0 {
+                    rho += (1.0 - q).powi(2);
+                    near += (1.0 - q).powi(3);
+                }
+            }
+        }
+    }
+    (rho, near)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,6 @@
 //! The bodies as boundary for the liquid's kernel sums: the particles of each body within the
-//! kernel radius of its surface, placed in the world every step (see `liquid::boundary`).
-use crate::liquid::boundary_grid::BoundaryParticles;
+//! kernel radius of its surface, placed in the world every step (see `boundary::liquid_terms`).
+use super::body_grid::BoundaryParticles;
 use crate::rigid::RigidBody;
 use glam::{DVec3, Vec3A};
 use std::collections::HashSet;

@@ -1,0 +1,49 @@
+//! What the liquid meets: the container's walls and the bodies. Their part of the liquid's
+//! kernel sums and the walls' ghost pressure in the relaxation ([`liquid_terms`], with the
+//! ghost lattice's kernel in [`wall_kernel`] and the bodies' particles binned into the liquid's
+//! grid in [`body_grid`], placed each step from [`bodies`]), the walls' collisions and friction
+//! ([`walls`], [`wall_friction`]), and the gaps between a body and a wall narrower than a
+//! particle ([`gap`]); the walls' settings are [`Walls`] ([`params`]).
+//!
+//! The liquid step (and the GPU's CPU twins) and the coupling call the functions re-exported
+//! here. The module sits below both: it reads the liquid's grid and particles through the
+//! [`Cells`] and [`Motion`] traits that the liquid implements, and imports only `rigid`.
+pub mod bodies;
+pub mod body_grid;
+pub mod gap;
+pub mod liquid_terms;
+pub mod params;
+pub mod wall_friction;
+pub mod wall_kernel;
+pub mod walls;
+
+pub use bodies::BodyBoundary;
+pub use body_grid::{BoundaryGrid, BoundaryParticles};
+pub use liquid_terms::{BodyImages, WallPairs, add_boundary_sums, add_ghost_pressure, wall_depth};
+pub use params::Walls;
+pub use wall_friction::apply_wall_friction;
+pub use wall_kernel::WallKernel;
+pub use walls::apply_walls_to_velocity;
+
+use glam::Vec3A;
+
+/// The liquid's grid as the boundary reads it: cells a kernel radius wide, the cell of each
+/// slot, and the rows of cells around a cell (`liquid::grid::Grid` implements it).
+pub trait Cells: Sync {
+    /// Number of cells.
+    fn cells(&self) -> usize;
+    /// The linear cell index of a position (clamped into the grid).
+    fn cell_index(&self, x: Vec3A) -> u32;
+    /// The cell of the particle in slot `i` (as the grid was last built).
+    fn cell_of_slot(&self, i: usize) -> u32;
+    /// Call `f(first, end)` for each of the (up to) 9 rows of cells around cell `c`, z then y
+    /// outermost: the cells `first..end` of a row are contiguous, clamped to the grid. Any
+    /// array binned into these cells gathers over the 27 cells in this order.
+    fn for_each_row_near(&self, c: u32, f: impl FnMut(usize, usize));
+}
+
+/// The liquid's particles as the walls move them.
+pub trait Motion {
+    /// Positions (m), velocities (m/s) and previous positions (m), one entry per slot.
+    fn motion(&mut self) -> (&mut [Vec3A], &mut [Vec3A], &mut [Vec3A]);
+}
