@@ -4,9 +4,9 @@
 // `scatter`, into `cell_start`; the scatter counts each cell's cursor (its count) down to zero,
 // which leaves the counts clear for the next build.
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> input: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> input: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> cell_of: array<u32>;
-@group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
+@group(0) @binding(3) var<storage, read> cell_start: array<u32>;
 @group(0) @binding(4) var<storage, read_write> cursor: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read_write> perm: array<u32>;
 @group(0) @binding(6) var<storage, read_write> sorted: array<vec4<f32>>;

@@ -14,13 +14,13 @@
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // id: binding 2, in two parts (split.wgsl).
-@group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
-@group(0) @binding(4) var<storage, read_write> body: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(4) var<storage, read> body: array<vec4<f32>>;
 @group(0) @binding(5) var<storage, read_write> count: array<atomic<u32>>;
 // vel: binding 6, in two parts (split.wgsl).
 @group(0) @binding(7) var<storage, read_write> pairs: array<vec4<u32>>;
 @group(0) @binding(8) var<storage, read_write> claimed: array<atomic<u32>>;
-@group(0) @binding(9) var<storage, read_write> owner: array<u32>;
+@group(0) @binding(9) var<storage, read> owner: array<u32>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -1,7 +1,7 @@
 // Cell counts: one atomic increment per particle (the body boundary particles'; the liquid's
 // cell-index pass counts its own). The counts start clear: every scatter counts them back down.
 @group(0) @binding(0) var<uniform> P: Params;
-@group(0) @binding(1) var<storage, read_write> cell_of: array<u32>;
+@group(0) @binding(1) var<storage, read> cell_of: array<u32>;
 @group(0) @binding(2) var<storage, read_write> count: array<atomic<u32>>;
 
 @compute @workgroup_size(256)

@@ -8,12 +8,12 @@
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // cell_of: binding 2, in two parts (split.wgsl).
-@group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
-@group(0) @binding(4) var<storage, read_write> phases: array<Phase>;
+@group(0) @binding(3) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(4) var<storage, read> phases: array<Phase>;
 // press: binding 5, in two parts (split.wgsl).
-@group(0) @binding(6) var<storage, read_write> wall_table: array<vec2<f32>>;
-@group(0) @binding(7) var<storage, read_write> boundary_start: array<u32>;
-@group(0) @binding(8) var<storage, read_write> boundary: array<vec4<f32>>;
+@group(0) @binding(6) var<storage, read> wall_table: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read> boundary_start: array<u32>;
+@group(0) @binding(8) var<storage, read> boundary: array<vec4<f32>>;
 
 // The walls' table at distance y from a wall plane (linear between entries; a particle past
 // the plane counts as on it), as WallKernel::at.

@@ -2,8 +2,8 @@
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // vel: binding 2, in two parts (split.wgsl).
-@group(0) @binding(3) var<storage, read_write> dv: array<vec4<f32>>;
-@group(0) @binding(4) var<storage, read_write> slots: array<u32>;
+@group(0) @binding(3) var<storage, read> dv: array<vec4<f32>>;
+@group(0) @binding(4) var<storage, read> slots: array<u32>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {

@@ -11,7 +11,7 @@ struct ScanParams {
 }
 
 @group(0) @binding(0) var<uniform> S: ScanParams;
-@group(0) @binding(1) var<storage, read_write> src: array<u32>;
+@group(0) @binding(1) var<storage, read> src: array<u32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<u32>;
 @group(0) @binding(3) var<storage, read_write> sums: array<u32>;
 

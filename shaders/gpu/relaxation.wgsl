@@ -9,14 +9,14 @@
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // cell_of: binding 2, in two parts (split.wgsl).
-@group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
-@group(0) @binding(4) var<storage, read_write> phases: array<Phase>;
+@group(0) @binding(3) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(4) var<storage, read> phases: array<Phase>;
 // press: binding 5, in two parts (split.wgsl).
 // pos_out: binding 6, in two parts (split.wgsl).
-@group(0) @binding(7) var<storage, read_write> wall_table: array<vec2<f32>>;
+@group(0) @binding(7) var<storage, read> wall_table: array<vec2<f32>>;
 // vel: binding 8, in two parts (split.wgsl).
-@group(0) @binding(9) var<storage, read_write> boundary_start: array<u32>;
-@group(0) @binding(10) var<storage, read_write> boundary: array<vec4<f32>>;
+@group(0) @binding(9) var<storage, read> boundary_start: array<u32>;
+@group(0) @binding(10) var<storage, read> boundary: array<vec4<f32>>;
 
 // Apply the displacement acc dt^2 of particle i at pi: into the other position buffer, and
 // over dt into the step's velocity.

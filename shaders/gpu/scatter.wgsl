@@ -5,7 +5,7 @@
 // cell's cursor down from its count, so the counts end at zero, clear for the next build.
 @group(0) @binding(0) var<uniform> P: Params;
 // cell_of: binding 1, in two parts (split.wgsl).
-@group(0) @binding(2) var<storage, read_write> cell_start: array<u32>;
+@group(0) @binding(2) var<storage, read> cell_start: array<u32>;
 @group(0) @binding(3) var<storage, read_write> cursor: array<atomic<u32>>;
 // perm: binding 4, in two parts (split.wgsl).
 // id_in: binding 5, in two parts (split.wgsl).

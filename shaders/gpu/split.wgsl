@@ -1,12 +1,13 @@
 // A per-particle array that a pass reads with NAME_get(i) and writes with NAME_set(i, v)
 // (src/gpu/split.rs). kernel.rs writes one of the two sections below once per such array, with
-// NAME, TYPE, FIRST and SECOND replaced by the array's name, element type and its parts'
-// bindings: where the scene's arrays exceed one storage binding, the two-part section (NAME_0
+// NAME, TYPE, FIRST, SECOND and ACCESS replaced by the array's name, element type, its parts'
+// bindings and its access (`read` where the pass only reads it, which drops NAME_set, else
+// `read_write`): where the scene's arrays exceed one storage binding, the two-part section (NAME_0
 // holds the indices below P.split, NAME_1 the rest, of one buffer); else the one-part section.
 // The values are the same either way, so a split run is bit-identical to an unsplit one.
 // two parts
-@group(0) @binding(FIRST) var<storage, read_write> NAME_0: array<TYPE>;
-@group(0) @binding(SECOND) var<storage, read_write> NAME_1: array<TYPE>;
+@group(0) @binding(FIRST) var<storage, ACCESS> NAME_0: array<TYPE>;
+@group(0) @binding(SECOND) var<storage, ACCESS> NAME_1: array<TYPE>;
 
 fn NAME_get(i: u32) -> TYPE {
     if (i < P.split) {
@@ -23,7 +24,7 @@ fn NAME_set(i: u32, v: TYPE) {
     }
 }
 // one part
-@group(0) @binding(FIRST) var<storage, read_write> NAME_0: array<TYPE>;
+@group(0) @binding(FIRST) var<storage, ACCESS> NAME_0: array<TYPE>;
 
 fn NAME_get(i: u32) -> TYPE {
     return NAME_0[i];

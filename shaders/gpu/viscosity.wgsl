@@ -3,8 +3,8 @@
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // cell_of: binding 2, in two parts (split.wgsl).
-@group(0) @binding(3) var<storage, read_write> cell_start: array<u32>;
-@group(0) @binding(4) var<storage, read_write> phases: array<Phase>;
+@group(0) @binding(3) var<storage, read> cell_start: array<u32>;
+@group(0) @binding(4) var<storage, read> phases: array<Phase>;
 // vel: binding 5, in two parts (split.wgsl).
 // vel_out: binding 6, in two parts (split.wgsl).
 

@@ -2,15 +2,19 @@
 //! their cells, then the liquid's `count` and `prefix_sum` passes into a cell-start buffer of
 //! their own, then a scatter, a per-cell sort by index and a gather, so the order is (cell,
 //! index) exactly as the CPU's [`BoundaryGrid`]. The density pass gathers from it.
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::SplitArrays;
 use crate::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use crate::liquid::grid::Grid;
 
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/boundary_grid.wgsl).
+pub(crate) const ACCESS: &[Access] = &[R, RW, R, RW, RW, RW];
+
 /// The pass's pipelines (`cell_index`, `scatter`, `sort_cells`, `gather`).
 #[derive(Debug)]
 pub struct BoundaryGridPass {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -41,53 +45,37 @@ impl BoundaryGridPass {
                 "boundary_grid",
                 src,
                 true,
-                6,
+                ACCESS,
                 SplitArrays::NONE,
                 &["cell_index", "scatter", "sort_cells", "gather"],
             ),
         }
     }
 
-    fn bind(
-        &self,
+    /// Make the pass's bind group over `b` with the uniform `params`, replacing the one it held
+    /// (when the solver is set up, and when the body boundary particles' buffers grow).
+    pub fn bind(
+        &mut self,
         device: &wgpu::Device,
         params: &wgpu::Buffer,
         b: &BoundaryGridBuffers<'_>,
-    ) -> wgpu::BindGroup {
-        self.kernel.bind(
-            device,
-            params,
-            &[b.input, b.cell_of, b.cell_start, b.cursor, b.perm, b.sorted],
-        )
+    ) {
+        let list = vec![b.input, b.cell_of, b.cell_start, b.cursor, b.perm, b.sorted];
+        self.kernel.rebind(device, params, [list]);
     }
 
     /// Record the cell of each of the `n` particles (`params.n` must be `n`).
-    pub fn dispatch_cells(
-        &self,
-        device: &wgpu::Device,
-        pass: &mut wgpu::ComputePass<'_>,
-        params: &wgpu::Buffer,
-        b: &BoundaryGridBuffers<'_>,
-        n: u32,
-    ) {
-        let g = self.bind(device, params, b);
-        self.kernel.dispatch(pass, "cell_index", &g, n);
+    pub fn dispatch_cells(&self, pass: &mut wgpu::ComputePass<'_>, n: u32) {
+        let k = &self.kernel;
+        k.dispatch(pass, "cell_index", k.group(0), n);
     }
 
     /// Record scatter, per-cell sort and gather (after the counts' prefix sum).
-    pub fn dispatch_sort(
-        &self,
-        device: &wgpu::Device,
-        pass: &mut wgpu::ComputePass<'_>,
-        params: &wgpu::Buffer,
-        b: &BoundaryGridBuffers<'_>,
-        n: u32,
-        ncells: u32,
-    ) {
-        let g = self.bind(device, params, b);
-        self.kernel.dispatch(pass, "scatter", &g, n);
-        self.kernel.dispatch(pass, "sort_cells", &g, ncells);
-        self.kernel.dispatch(pass, "gather", &g, n);
+    pub fn dispatch_sort(&self, pass: &mut wgpu::ComputePass<'_>, n: u32, ncells: u32) {
+        let (k, g) = (&self.kernel, self.kernel.group(0));
+        k.dispatch(pass, "scatter", g, n);
+        k.dispatch(pass, "sort_cells", g, ncells);
+        k.dispatch(pass, "gather", g, n);
     }
 }
 

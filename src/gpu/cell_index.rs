@@ -1,13 +1,17 @@
 //! Prediction, cell index and count (shaders/gpu/cell_index.wgsl): `x* = x + v dt` (after
 //! `v += g dt`, in place, at `with_gravity`), the grid cell of `x*` and its count, one
 //! invocation per particle.
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
 
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/cell_index.wgsl).
+pub(crate) const ACCESS: &[Access] = &[R, RW, RW, RW, RW];
+
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[
+pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::vec4("pos", 1),
     SplitArray::vec4("vel", 2),
     SplitArray::u32("cell_of", 3),
@@ -16,7 +20,7 @@ const SPLIT: &[SplitArray] = &[
 /// The pass's pipeline.
 #[derive(Debug)]
 pub struct CellIndex {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -30,7 +34,7 @@ impl CellIndex {
                 "cell_index",
                 src,
                 true,
-                5,
+                ACCESS,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
@@ -40,25 +44,11 @@ impl CellIndex {
         }
     }
 
-    /// Record the pass: predicted positions over `vel`, cells into `cell_of`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn dispatch(
-        &self,
-        device: &wgpu::Device,
-        pass: &mut wgpu::ComputePass<'_>,
-        entry: &str,
-        params: &wgpu::Buffer,
-        pos: &wgpu::Buffer,
-        vel: &wgpu::Buffer,
-        cell_of: &wgpu::Buffer,
-        flags: &wgpu::Buffer,
-        count: &wgpu::Buffer,
-        n: u32,
-    ) {
-        let g = self
-            .kernel
-            .bind(device, params, &[pos, vel, cell_of, flags, count]);
-        self.kernel.dispatch(pass, entry, &g, n);
+    /// Record the pass at `entry`: predicted positions over `vel`, cells into `cell_of`, with
+    /// the kept bind group `group` (binding.rs: the buffers of a cursor state).
+    pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str, group: usize, n: u32) {
+        let k = &self.kernel;
+        k.dispatch(pass, entry, k.group(group), n);
     }
 }
 

@@ -2,6 +2,7 @@
 //! closer than the sum of their radii, found on the GPU over the liquid's grid, compacted
 //! there, and sent down to the CPU (for the LCP) sorted by (liquid id, body particle), each
 //! with the liquid particle's position, phase and velocity.
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
@@ -9,8 +10,11 @@ pub use crate::liquid::backend::BodyParticle;
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
 
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/contacts.wgsl).
+pub(crate) const ACCESS: &[Access] = &[R, R, R, R, RW, R, RW, RW, R];
+
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[
+pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::vec4("pos", 1),
     SplitArray::u32("id", 2),
     SplitArray::vec4("vel", 6),
@@ -40,7 +44,7 @@ pub struct Contact {
 /// The pass's pipeline.
 #[derive(Debug)]
 pub struct Contacts {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -54,7 +58,7 @@ impl Contacts {
                 "contacts",
                 src,
                 true,
-                9,
+                ACCESS,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,

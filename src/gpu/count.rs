@@ -1,12 +1,16 @@
 //! Cell counts (shaders/gpu/count.wgsl): an atomic increment per particle into counts that
 //! the last scatter left clear.
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::SplitArrays;
+
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/count.wgsl).
+pub(crate) const ACCESS: &[Access] = &[R, RW];
 
 /// The pass's pipeline.
 #[derive(Debug)]
 pub struct Count {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -15,22 +19,23 @@ impl Count {
     pub fn new(device: &wgpu::Device) -> Count {
         let src = include_str!("../../shaders/gpu/count.wgsl");
         Count {
-            kernel: Kernel::new(device, "count", src, true, 2, SplitArrays::NONE, &["main"]),
+            kernel: Kernel::new(
+                device,
+                "count",
+                src,
+                true,
+                ACCESS,
+                SplitArrays::NONE,
+                &["main"],
+            ),
         }
     }
 
-    /// Record the count of particles per cell into `count` (which must be clear).
-    pub fn dispatch(
-        &self,
-        device: &wgpu::Device,
-        pass: &mut wgpu::ComputePass<'_>,
-        params: &wgpu::Buffer,
-        cell_of: &wgpu::Buffer,
-        count: &wgpu::Buffer,
-        n: u32,
-    ) {
-        let g = self.kernel.bind(device, params, &[cell_of, count]);
-        self.kernel.dispatch(pass, "main", &g, n);
+    /// Record the count of `n` particles per cell into `count` (which must be clear), with the
+    /// kept bind group (binding.rs: the body boundary particles' cells).
+    pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, n: u32) {
+        let k = &self.kernel;
+        k.dispatch(pass, "main", k.group(0), n);
     }
 }
 

@@ -3,6 +3,7 @@
 //! boundary particles gathered from their own bins in the same cells, and the walls' table)
 //! are added in the CPU's order. Its `tiled` entry point reads the liquid's neighbours through
 //! workgroup memory (tile.rs) in the same order.
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{bodies, ghosts, tile};
@@ -13,6 +14,9 @@ use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::wall_kernel::WallKernel;
 use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
+
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/density.wgsl).
+pub(crate) const ACCESS: &[Access] = &[R, R, R, R, RW, R, R, R];
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 pub(crate) const SPLIT: &[SplitArray] = &[
@@ -36,7 +40,7 @@ pub fn source() -> String {
 /// The pass's pipeline.
 #[derive(Debug)]
 pub struct Density {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -71,7 +75,7 @@ impl Density {
                 "density",
                 &src,
                 true,
-                8,
+                ACCESS,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
@@ -81,21 +85,16 @@ impl Density {
         }
     }
 
-    /// Record the pass: `press` (pressures and kernel sum) of every slot; tiled over
-    /// `tiled` segment workgroups (tile.rs) where given.
-    pub fn dispatch(
-        &self,
+    /// Make the pass's bind groups, one per set of buffers in `sets` (binding.rs: one per
+    /// cursor state), replacing those it held.
+    pub fn bind<'a>(
+        &mut self,
         device: &wgpu::Device,
-        pass: &mut wgpu::ComputePass<'_>,
         params: &wgpu::Buffer,
-        b: &DensityBuffers<'_>,
-        n: u32,
-        tiled: Option<u32>,
+        sets: impl IntoIterator<Item = DensityBuffers<'a>>,
     ) {
-        let g = self.kernel.bind(
-            device,
-            params,
-            &[
+        let lists = sets.into_iter().map(|b| {
+            vec![
                 b.pos,
                 b.cell_of,
                 b.cell_start,
@@ -104,11 +103,24 @@ impl Density {
                 b.wall_table,
                 b.boundary_start,
                 b.boundary,
-            ],
-        );
+            ]
+        });
+        self.kernel.rebind(device, params, lists);
+    }
+
+    /// Record the pass with the kept bind group `group`: `press` (pressures and kernel sum) of
+    /// every slot; tiled over `tiled` segment workgroups (tile.rs) where given.
+    pub fn dispatch(
+        &self,
+        pass: &mut wgpu::ComputePass<'_>,
+        group: usize,
+        n: u32,
+        tiled: Option<u32>,
+    ) {
+        let (k, g) = (&self.kernel, self.kernel.group(group));
         match tiled {
-            Some(groups) => self.kernel.dispatch_groups(pass, "tiled", &g, groups),
-            None => self.kernel.dispatch(pass, "main", &g, n),
+            Some(groups) => k.dispatch_groups(pass, "tiled", g, groups),
+            None => k.dispatch(pass, "main", g, n),
         }
     }
 }

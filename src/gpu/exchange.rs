@@ -1,7 +1,10 @@
 //! What the coupling exchanges with the GPU liquid: the liquid/body particle pairs found on the
 //! device (the `contacts` pass), and the contact impulses and push-outs sent back up (the
-//! `impulses` and `push_out` passes), each as a list of slots.
+//! `impulses` and `push_out` passes), each as a list of slots. The three passes keep their bind
+//! groups (one per cursor state, binding.rs), made again only when a buffer of the exchange
+//! they bind has been replaced since (its generation moved).
 use super::GpuLiquidSolver;
+use super::binding::per_cursor;
 use super::buffers::{self, check_fits};
 use super::contacts::{BodyParticle, Contact, sort};
 use super::context::GpuContext;
@@ -34,6 +37,14 @@ struct Grown {
     label: &'static str,
     usage: wgpu::BufferUsages,
     buf: Option<wgpu::Buffer>,
+    /// Buffers made so far (0 before the first use): bind groups over the buffer are made
+    /// again when it moves.
+    generation: u64,
+}
+
+/// A stamp of the buffers `g`: it changes whenever one of them is replaced.
+fn generations(g: &[&Grown]) -> u64 {
+    g.iter().map(|g| g.generation).sum()
 }
 
 impl Grown {
@@ -43,6 +54,7 @@ impl Grown {
             label,
             usage,
             buf: None,
+            generation: 0,
         }
     }
 
@@ -70,6 +82,7 @@ impl Grown {
                 usage: self.usage,
                 mapped_at_creation: false,
             }));
+            self.generation += 1;
         }
         Ok(self.buf.as_ref().expect("made above"))
     }
@@ -96,6 +109,9 @@ pub(super) struct ExchangeBuffers {
     host_slots: Vec<u32>,
     /// Per liquid slot, whether an entry named it (reset after each check).
     seen: Vec<bool>,
+    /// The stamps ([`generations`]) of the buffers that the contacts, impulses and push-out
+    /// passes' kept bind groups bind (0: none made yet).
+    bound: [u64; 3],
 }
 
 impl ExchangeBuffers {
@@ -118,6 +134,7 @@ impl ExchangeBuffers {
             host_vectors: Vec::new(),
             host_slots: Vec::new(),
             seen: Vec::new(),
+            bound: [0; 3],
         }
     }
 
@@ -137,6 +154,16 @@ impl ExchangeBuffers {
         .iter()
         .map(|g| g.bytes())
         .sum()
+    }
+}
+
+impl ExchangeBuffers {
+    /// The uniform, vector and slot buffers that [`upload_slots`] filled.
+    fn slot_buffers(&self) -> (&wgpu::Buffer, &wgpu::Buffer, &wgpu::Buffer) {
+        fn get(g: &Grown) -> &wgpu::Buffer {
+            g.buf.as_ref().expect("uploaded")
+        }
+        (get(&self.uniform), get(&self.vectors), get(&self.slots))
     }
 }
 
@@ -244,28 +271,38 @@ impl GpuLiquidSolver {
                 x.staging.buf.as_ref().expect("made above"),
             );
             let b = &self.bufs;
+            let stamp = generations(&[
+                &x.uniform, &x.spheres, &x.owners, &x.claimed, &x.count, &x.pairs,
+            ]);
+            if x.bound[0] != stamp {
+                per_cursor(
+                    &mut self.passes.contacts.kernel,
+                    &ctx.device,
+                    uniform,
+                    |c| {
+                        vec![
+                            &b.pos[c.pos],
+                            &b.id[c.id],
+                            &b.cell_start,
+                            spheres,
+                            count,
+                            &b.vel[c.vel],
+                            pairs,
+                            claimed,
+                            owners,
+                        ]
+                    },
+                );
+                x.bound[0] = stamp;
+            }
             let kernel = &self.passes.contacts.kernel;
-            let g = kernel.bind(
-                &ctx.device,
-                uniform,
-                &[
-                    &b.pos[self.cur.pos],
-                    &b.id[self.cur.id],
-                    &b.cell_start,
-                    spheres,
-                    count,
-                    &b.vel[self.cur.vel],
-                    pairs,
-                    claimed,
-                    owners,
-                ],
-            );
+            let g = kernel.group(self.cur.index());
             let mut enc = ctx.device.create_command_encoder(&Default::default());
             enc.clear_buffer(count, 0, None);
             enc.clear_buffer(claimed, 0, None);
             {
                 let mut pass = enc.begin_compute_pass(&Default::default());
-                kernel.dispatch(&mut pass, "main", &g, rows);
+                kernel.dispatch(&mut pass, "main", g, rows);
             }
             enc.copy_buffer_to_buffer(count, 0, staging, 0, 4);
             enc.copy_buffer_to_buffer(pairs, 0, staging, PAIRS_AT, down * PAIR_BYTES);
@@ -383,23 +420,21 @@ impl GpuLiquidSolver {
         }
         upload_slots(self, dv, dt)?;
         let device = &self.ctx.device;
-        let b = &self.bufs;
-        let x = &self.exchange;
+        let (b, x) = (&self.bufs, &mut self.exchange);
+        let stamp = generations(&[&x.uniform, &x.vectors, &x.slots]);
+        if x.bound[1] != stamp {
+            let (u, v, s) = x.slot_buffers();
+            per_cursor(&mut self.passes.impulses.kernel, device, u, |c| {
+                vec![&b.pos[c.pos], &b.vel[c.vel], v, s]
+            });
+            x.bound[1] = stamp;
+        }
         let kernel = &self.passes.impulses.kernel;
-        let g = kernel.bind(
-            device,
-            x.uniform.buf.as_ref().expect("uploaded"),
-            &[
-                &b.pos[self.cur.pos],
-                &b.vel[self.cur.vel],
-                x.vectors.buf.as_ref().expect("uploaded"),
-                x.slots.buf.as_ref().expect("uploaded"),
-            ],
-        );
+        let g = kernel.group(self.cur.index());
         let mut enc = device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            kernel.dispatch(&mut pass, "main", &g, dv.len() as u32);
+            kernel.dispatch(&mut pass, "main", g, dv.len() as u32);
         }
         self.ctx.queue.submit([enc.finish()]);
         Ok(())
@@ -414,21 +449,21 @@ impl GpuLiquidSolver {
         }
         upload_slots(self, dx, 0.0)?;
         let device = &self.ctx.device;
-        let x = &self.exchange;
+        let (b, x) = (&self.bufs, &mut self.exchange);
+        let stamp = generations(&[&x.uniform, &x.vectors, &x.slots]);
+        if x.bound[2] != stamp {
+            let (u, v, s) = x.slot_buffers();
+            per_cursor(&mut self.passes.push_out.kernel, device, u, |c| {
+                vec![&b.pos[c.pos], v, s]
+            });
+            x.bound[2] = stamp;
+        }
         let kernel = &self.passes.push_out.kernel;
-        let g = kernel.bind(
-            device,
-            x.uniform.buf.as_ref().expect("uploaded"),
-            &[
-                &self.bufs.pos[self.cur.pos],
-                x.vectors.buf.as_ref().expect("uploaded"),
-                x.slots.buf.as_ref().expect("uploaded"),
-            ],
-        );
+        let g = kernel.group(self.cur.index());
         let mut enc = device.create_command_encoder(&Default::default());
         {
             let mut pass = enc.begin_compute_pass(&Default::default());
-            kernel.dispatch(&mut pass, "main", &g, dx.len() as u32);
+            kernel.dispatch(&mut pass, "main", g, dx.len() as u32);
         }
         self.ctx.queue.submit([enc.finish()]);
         Ok(())

@@ -1,18 +1,22 @@
 //! Contact impulses coming back from the CPU's LCP (shaders/gpu/impulses.wgsl): each liquid
 //! particle's velocity change `dv = p n / m` is added to its velocity and moves it by `dv dt`.
 //! Only the impulses go up; the particles stay on the GPU.
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use glam::Vec3A;
 
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/impulses.wgsl).
+pub(crate) const ACCESS: &[Access] = &[RW, RW, R, R];
+
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[SplitArray::vec4("pos", 1), SplitArray::vec4("vel", 2)];
+pub(crate) const SPLIT: &[SplitArray] = &[SplitArray::vec4("pos", 1), SplitArray::vec4("vel", 2)];
 
 /// The pass's pipeline.
 #[derive(Debug)]
 pub struct Impulses {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -26,7 +30,7 @@ impl Impulses {
                 "impulses",
                 src,
                 true,
-                4,
+                ACCESS,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,

@@ -42,7 +42,8 @@
 //! [`GpuLiquidSolver::bytes_needed`].
 //!
 //! Besides the passes: `solver` holds the [`GpuLiquidSolver`] (buffers, uploads, the step's
-//! orchestration), `recording` records each phase, `timing` times them, `readback` reads
+//! orchestration), `binding` makes the passes' bind groups (at setup, and again only when a
+//! buffer they bind is replaced; a step makes none), `recording` records each phase, `timing` times them, `readback` reads
 //! results back, `single_pass` runs one phase alone (the per-pass tests' hooks), `grid_spec`
 //! places the grid, `tile` chooses and sizes the tiled neighbour passes (their shared WGSL is
 //! `shaders/gpu/tile.wgsl`), `split` binds each per-particle array as two parts so that a
@@ -51,6 +52,7 @@
 //! `exchange` answers the coupling (pairs down, impulses and push-outs up), and `liquid`
 //! implements the [`crate::liquid::Liquid`] interface ([`GpuLiquid`]). This
 //! module imports `liquid/` and never the reverse.
+pub mod binding;
 pub mod bodies;
 pub mod boundary_grid;
 pub mod buffers;

@@ -4,9 +4,13 @@
 //! workgroup memory: the shader's variant is chosen when the pipeline is created.
 use super::buffers::storage;
 use super::context::GpuContext;
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::SplitArrays;
 use crate::Result;
+
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/prefix_sum.wgsl).
+pub(crate) const ACCESS: &[Access] = &[R, RW, RW];
 
 /// The shader text: the block scan with subgroup operations or through workgroup memory (naga
 /// takes the subgroup built-ins without WGSL's `enable subgroups;`, which it does not parse yet;
@@ -55,7 +59,7 @@ impl PrefixSum {
             "prefix_sum",
             &source(ctx.subgroups),
             false,
-            3,
+            ACCESS,
             SplitArrays::NONE,
             &["scan_block", "add_block"],
         );

@@ -1,17 +1,21 @@
 //! Position correction coming back from the CPU's coupling (shaders/gpu/push_out.wgsl): each
 //! listed liquid particle moves by `dx` out of the body it overlaps; velocities are untouched.
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use glam::Vec3A;
 
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/push_out.wgsl).
+pub(crate) const ACCESS: &[Access] = &[RW, R, R];
+
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[SplitArray::vec4("pos", 1)];
+pub(crate) const SPLIT: &[SplitArray] = &[SplitArray::vec4("pos", 1)];
 
 /// The pass's pipeline.
 #[derive(Debug)]
 pub struct PushOut {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -25,7 +29,7 @@ impl PushOut {
                 "push_out",
                 src,
                 true,
-                3,
+                ACCESS,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,

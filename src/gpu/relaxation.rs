@@ -2,6 +2,7 @@
 //! the other position buffer; its `tiled` entry point reads the neighbours through workgroup
 //! memory (tile.rs) in the same order; both add the walls' push (their ghosts,
 //! WallKernel::push), and add the displacement over dt to the step's velocity.
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{bodies, ghosts, tile};
@@ -12,6 +13,9 @@ use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::wall_kernel::WallKernel;
 use crate::liquid::{LiquidParams, relaxation, step};
 use glam::Vec3A;
+
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/relaxation.wgsl).
+pub(crate) const ACCESS: &[Access] = &[R, R, R, R, R, RW, R, RW, R, R];
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 pub(crate) const SPLIT: &[SplitArray] = &[
@@ -37,7 +41,7 @@ pub fn source() -> String {
 /// The pass's pipeline.
 #[derive(Debug)]
 pub struct Relaxation {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -51,7 +55,7 @@ impl Relaxation {
                 "relaxation",
                 &src,
                 true,
-                10,
+                ACCESS,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
@@ -62,45 +66,20 @@ impl Relaxation {
     }
 
     /// Record the pass: `pos_out = pos + dx` and `vel += dx / dt` (the step's velocity, in
-    /// place); tiled over `tiled` segment workgroups (tile.rs) where given.
-    #[allow(clippy::too_many_arguments)]
+    /// place), with the kept bind group `group` (binding.rs: the buffers of a cursor state, in
+    /// the order of shaders/gpu/relaxation.wgsl); tiled over `tiled` segment workgroups
+    /// (tile.rs) where given.
     pub fn dispatch(
         &self,
-        device: &wgpu::Device,
         pass: &mut wgpu::ComputePass<'_>,
-        params: &wgpu::Buffer,
-        pos: &wgpu::Buffer,
-        cell_of: &wgpu::Buffer,
-        cell_start: &wgpu::Buffer,
-        phases: &wgpu::Buffer,
-        press: &wgpu::Buffer,
-        pos_out: &wgpu::Buffer,
-        wall_table: &wgpu::Buffer,
-        vel: &wgpu::Buffer,
-        boundary_start: &wgpu::Buffer,
-        boundary: &wgpu::Buffer,
+        group: usize,
         n: u32,
         tiled: Option<u32>,
     ) {
-        let g = self.kernel.bind(
-            device,
-            params,
-            &[
-                pos,
-                cell_of,
-                cell_start,
-                phases,
-                press,
-                pos_out,
-                wall_table,
-                vel,
-                boundary_start,
-                boundary,
-            ],
-        );
+        let (k, g) = (&self.kernel, self.kernel.group(group));
         match tiled {
-            Some(groups) => self.kernel.dispatch_groups(pass, "tiled", &g, groups),
-            None => self.kernel.dispatch(pass, "main", &g, n),
+            Some(groups) => k.dispatch_groups(pass, "tiled", g, groups),
+            None => k.dispatch(pass, "main", g, n),
         }
     }
 }

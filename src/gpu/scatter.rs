@@ -3,14 +3,18 @@
 //! per cell an insertion sort by id, so the order is exactly the CPU grid's, and a gather of
 //! the predicted state into that order (predicted positions, and the velocities into the
 //! start-of-step buffer, where the relaxation adds its displacements over dt to them).
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::Particles;
 use crate::liquid::grid::Grid;
 use glam::Vec3A;
 
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/scatter.wgsl).
+pub(crate) const ACCESS: &[Access] = &[RW, R, RW, RW, R, R, R, RW, RW, RW];
+
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[
+pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::u32("cell_of", 1),
     SplitArray::u32("perm", 4),
     SplitArray::u32("id_in", 5),
@@ -24,7 +28,7 @@ const SPLIT: &[SplitArray] = &[
 /// The pass's pipelines (`scatter`, `sort_gather`).
 #[derive(Debug)]
 pub struct Scatter {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -63,7 +67,7 @@ impl Scatter {
                 "scatter",
                 src,
                 true,
-                10,
+                ACCESS,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
@@ -73,20 +77,16 @@ impl Scatter {
         }
     }
 
-    /// Record the scatter, then per cell the sort and the gather.
-    pub fn dispatch(
-        &self,
+    /// Make the pass's bind groups, one per set of buffers in `sets` (binding.rs: one per
+    /// cursor state), replacing those it held.
+    pub fn bind<'a>(
+        &mut self,
         device: &wgpu::Device,
-        pass: &mut wgpu::ComputePass<'_>,
         params: &wgpu::Buffer,
-        b: &ScatterBuffers<'_>,
-        n: u32,
-        ncells: u32,
+        sets: impl IntoIterator<Item = ScatterBuffers<'a>>,
     ) {
-        let g = self.kernel.bind(
-            device,
-            params,
-            &[
+        let lists = sets.into_iter().map(|b| {
+            vec![
                 b.cell_of,
                 b.cell_start,
                 b.cursor,
@@ -97,10 +97,17 @@ impl Scatter {
                 b.pos_out,
                 b.vel_out,
                 b.id_out,
-            ],
-        );
-        self.kernel.dispatch(pass, "scatter", &g, n);
-        self.kernel.dispatch(pass, "sort_gather", &g, ncells);
+            ]
+        });
+        self.kernel.rebind(device, params, lists);
+    }
+
+    /// Record the scatter, then per cell the sort and the gather, with the kept bind group
+    /// `group`.
+    pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, group: usize, n: u32, ncells: u32) {
+        let (k, g) = (&self.kernel, self.kernel.group(group));
+        k.dispatch(pass, "scatter", g, n);
+        k.dispatch(pass, "sort_gather", g, ncells);
     }
 }
 

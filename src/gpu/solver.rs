@@ -200,6 +200,7 @@ impl GpuLiquidSolver {
             tiled,
             exchange: super::exchange::ExchangeBuffers::new(),
         };
+        s.bind_passes();
         s.write_params(0.0);
         Ok(s)
     }
@@ -439,6 +440,7 @@ impl GpuLiquidSolver {
                 &self.boundary.cell_start,
                 self.ncells + 1,
             )?);
+            self.bind_boundary();
         }
         if nb > 0 {
             let data: Vec<[f32; 4]> = b

@@ -75,17 +75,28 @@ impl SplitArray {
         }
     }
 
-    /// The WGSL declarations and accessors of this array, in two parts or one.
-    pub fn wgsl(&self, two_parts: bool) -> String {
+    /// The WGSL declarations and accessors of this array, in two parts or one; read-only (no
+    /// `NAME_set`) when `read_only`.
+    pub fn wgsl(&self, two_parts: bool, read_only: bool) -> String {
         let (two, one) = TEMPLATE
             .split_once("// one part\n")
             .expect("split.wgsl has its one-part section");
-        let body: String = (if two_parts { two } else { one })
+        let section = if two_parts { two } else { one };
+        let (section, access) = if read_only {
+            let (get, _set) = section
+                .split_once("fn NAME_set")
+                .expect("split.wgsl's sections end with NAME_set");
+            (get.trim_end(), "read")
+        } else {
+            (section, "read_write")
+        };
+        let body: String = section
             .lines()
             .filter(|l| !l.starts_with("//"))
             .map(|l| format!("{l}\n"))
             .collect();
-        body.replace("NAME", self.name)
+        body.replace("ACCESS", access)
+            .replace("NAME", self.name)
             .replace("TYPE", self.ty)
             .replace("SECOND", &(self.binding + SECOND_PART).to_string())
             .replace("FIRST", &self.binding.to_string())
@@ -231,13 +242,22 @@ mod tests {
     #[test]
     fn template_is_instantiated() {
         let s = SplitArray::vec4("pos", 3);
-        let one = s.wgsl(false);
+        let one = s.wgsl(false, false);
         assert!(one.contains("@binding(3) var<storage, read_write> pos_0: array<vec4<f32>>"));
         assert!(one.contains("return pos_0[i];") && !one.contains("pos_1"));
-        let s = s.wgsl(true);
-        assert!(s.contains("@binding(3) var<storage, read_write> pos_0: array<vec4<f32>>"));
-        assert!(s.contains("@binding(35) var<storage, read_write> pos_1: array<vec4<f32>>"));
-        assert!(s.contains("fn pos_set(i: u32, v: vec4<f32>)"));
-        assert!(!s.contains("NAME") && !s.contains("TYPE"));
+        let two = s.wgsl(true, false);
+        assert!(two.contains("@binding(3) var<storage, read_write> pos_0: array<vec4<f32>>"));
+        assert!(two.contains("@binding(35) var<storage, read_write> pos_1: array<vec4<f32>>"));
+        assert!(two.contains("fn pos_set(i: u32, v: vec4<f32>)"));
+        assert!(!two.contains("NAME") && !two.contains("TYPE") && !two.contains("ACCESS"));
+        for read in [s.wgsl(false, true), s.wgsl(true, true)] {
+            assert!(read.contains("@binding(3) var<storage, read> pos_0: array<vec4<f32>>"));
+            assert!(read.contains("fn pos_get(i: u32)") && !read.contains("pos_set"));
+            assert!(!read.contains("read_write") && !read.contains("ACCESS"));
+        }
+        assert!(
+            s.wgsl(true, true)
+                .contains("@binding(35) var<storage, read> pos_1")
+        );
     }
 }

@@ -101,13 +101,29 @@ mod tests {
         use super::super::{density, kernel, relaxation, viscosity};
         use wgpu::naga;
         let passes = [
-            ("density", density::source(), density::SPLIT),
-            ("relaxation", relaxation::source(), relaxation::SPLIT),
-            ("viscosity", viscosity::source(), viscosity::SPLIT),
+            (
+                "density",
+                density::source(),
+                density::SPLIT,
+                density::ACCESS,
+            ),
+            (
+                "relaxation",
+                relaxation::source(),
+                relaxation::SPLIT,
+                relaxation::ACCESS,
+            ),
+            (
+                "viscosity",
+                viscosity::source(),
+                viscosity::SPLIT,
+                viscosity::ACCESS,
+            ),
         ];
-        for (name, src, arrays) in passes {
+        for (name, src, arrays, access) in passes {
             for two_parts in [false, true] {
-                let text = kernel::text(&src, true, SplitArrays { arrays, two_parts });
+                let split = SplitArrays { arrays, two_parts };
+                let text = kernel::text(&src, true, split, access);
                 let module = naga::front::wgsl::parse_str(&text)
                     .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&text)));
                 let info = naga::valid::Validator::new(

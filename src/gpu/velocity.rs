@@ -3,14 +3,18 @@
 //! the step's velocity (kept in the start-of-step buffer during the step: the predicted
 //! velocity plus the relaxation's displacements over dt) into the velocities, with
 //! `x_prev = x - v dt`.
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::params::Walls;
 use crate::liquid::{Particles, wall_friction};
 use glam::Vec3A;
 
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/velocity.wgsl).
+pub(crate) const ACCESS: &[Access] = &[R, RW, RW];
+
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[
+pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::vec4("pos", 1),
     SplitArray::vec4("prev", 2),
     SplitArray::vec4("vel", 3),
@@ -19,7 +23,7 @@ const SPLIT: &[SplitArray] = &[
 /// The pass's pipelines.
 #[derive(Debug)]
 pub struct Velocity {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -33,7 +37,7 @@ impl Velocity {
                 "velocity",
                 src,
                 true,
-                3,
+                ACCESS,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
@@ -43,21 +47,11 @@ impl Velocity {
         }
     }
 
-    /// Record `entry` (`gravity`, `update` or `wall_friction`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn dispatch(
-        &self,
-        device: &wgpu::Device,
-        pass: &mut wgpu::ComputePass<'_>,
-        entry: &str,
-        params: &wgpu::Buffer,
-        pos: &wgpu::Buffer,
-        prev: &wgpu::Buffer,
-        vel: &wgpu::Buffer,
-        n: u32,
-    ) {
-        let g = self.kernel.bind(device, params, &[pos, prev, vel]);
-        self.kernel.dispatch(pass, entry, &g, n);
+    /// Record `entry` (`gravity`, `update` or `wall_friction`) with the kept bind group `group`
+    /// (binding.rs: position, start-of-step and velocity buffers of a cursor state).
+    pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str, group: usize, n: u32) {
+        let k = &self.kernel;
+        k.dispatch(pass, entry, k.group(group), n);
     }
 }
 

@@ -1,6 +1,7 @@
 //! Viscosity impulses (shaders/gpu/viscosity.wgsl), gathered per particle into the other
 //! velocity buffer; its `tiled` entry points read the neighbours through workgroup memory
 //! (tile.rs) in the same order.
+use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::tile;
@@ -8,6 +9,9 @@ use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, Particles, viscosity};
 use glam::Vec3A;
+
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/viscosity.wgsl).
+pub(crate) const ACCESS: &[Access] = &[R, R, R, R, R, RW];
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 pub(crate) const SPLIT: &[SplitArray] = &[
@@ -29,7 +33,7 @@ pub fn source() -> String {
 /// The pass's pipeline.
 #[derive(Debug)]
 pub struct Viscosity {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -43,7 +47,7 @@ impl Viscosity {
                 "viscosity",
                 &src,
                 true,
-                6,
+                ACCESS,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
@@ -55,35 +59,21 @@ impl Viscosity {
 
     /// Record the pass at `entry`: `vel_out = vel + dv` (`main`), or with the step's gravity
     /// added to every velocity first (`with_gravity`); tiled over `tiled` segment workgroups
-    /// (tile.rs) where given.
-    #[allow(clippy::too_many_arguments)]
+    /// (tile.rs) where given; with the kept bind group `group` (binding.rs: the buffers of a
+    /// cursor state).
     pub fn dispatch(
         &self,
-        device: &wgpu::Device,
         pass: &mut wgpu::ComputePass<'_>,
         entry: &str,
-        params: &wgpu::Buffer,
-        pos: &wgpu::Buffer,
-        cell_of: &wgpu::Buffer,
-        cell_start: &wgpu::Buffer,
-        phases: &wgpu::Buffer,
-        vel: &wgpu::Buffer,
-        vel_out: &wgpu::Buffer,
+        group: usize,
         n: u32,
         tiled: Option<u32>,
     ) {
-        let g = self.kernel.bind(
-            device,
-            params,
-            &[pos, cell_of, cell_start, phases, vel, vel_out],
-        );
+        let (k, g) = (&self.kernel, self.kernel.group(group));
         match (tiled, entry) {
-            (Some(groups), "main") => self.kernel.dispatch_groups(pass, "tiled", &g, groups),
-            (Some(groups), _) => {
-                self.kernel
-                    .dispatch_groups(pass, "tiled_with_gravity", &g, groups)
-            }
-            (None, _) => self.kernel.dispatch(pass, entry, &g, n),
+            (Some(groups), "main") => k.dispatch_groups(pass, "tiled", g, groups),
+            (Some(groups), _) => k.dispatch_groups(pass, "tiled_with_gravity", g, groups),
+            (None, _) => k.dispatch(pass, entry, g, n),
         }
     }
 }

@@ -1,13 +1,17 @@
 //! Wall collisions (shaders/gpu/walls.wgsl): projection inside the container with restitution
 //! and Coulomb friction on the step's velocity (kept in the start-of-step buffer during a
 //! step), in place; at the end of a step fused with the velocity update.
+use super::kernel::Access::{self, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use crate::liquid::params::Walls;
 use crate::liquid::{Particles, walls};
 
+/// How the pass uses its storage buffers, binding 1 on (shaders/gpu/walls.wgsl).
+pub(crate) const ACCESS: &[Access] = &[RW, RW, RW];
+
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
-const SPLIT: &[SplitArray] = &[
+pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::vec4("pos", 1),
     SplitArray::vec4("prev", 2),
     SplitArray::vec4("vel", 3),
@@ -16,7 +20,7 @@ const SPLIT: &[SplitArray] = &[
 /// The pass's pipeline.
 #[derive(Debug)]
 pub struct WallsPass {
-    /// Its kernel.
+    /// Its kernel, with the bind groups it keeps (binding.rs).
     pub kernel: Kernel,
 }
 
@@ -30,7 +34,7 @@ impl WallsPass {
                 "walls",
                 src,
                 true,
-                3,
+                ACCESS,
                 SplitArrays {
                     arrays: SPLIT,
                     two_parts,
@@ -41,21 +45,11 @@ impl WallsPass {
     }
 
     /// Record the pass at `entry`: the collisions on the step's velocity in `prev` (`main`), or
-    /// the collisions and then the velocity update into `vel` (`with_update`).
-    #[allow(clippy::too_many_arguments)]
-    pub fn dispatch(
-        &self,
-        device: &wgpu::Device,
-        pass: &mut wgpu::ComputePass<'_>,
-        entry: &str,
-        params: &wgpu::Buffer,
-        pos: &wgpu::Buffer,
-        prev: &wgpu::Buffer,
-        vel: &wgpu::Buffer,
-        n: u32,
-    ) {
-        let g = self.kernel.bind(device, params, &[pos, prev, vel]);
-        self.kernel.dispatch(pass, entry, &g, n);
+    /// the collisions and then the velocity update into `vel` (`with_update`), with the kept
+    /// bind group `group` (binding.rs: the buffers of a cursor state).
+    pub fn dispatch(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str, group: usize, n: u32) {
+        let k = &self.kernel;
+        k.dispatch(pass, entry, k.group(group), n);
     }
 }
 
