@@ -45,6 +45,13 @@ pub const SWEEP_FILE: Limit = Limit {
     fix: "give the --out directory of a `sphrigid sweep`",
 };
 
+/// A kinematic body's keyframe CSV (`motion = { type = "keyframes", file = ... }`).
+pub const KEYFRAMES: Limit = Limit {
+    what: "a keyframe file",
+    bytes: 64 << 20,
+    fix: "give fewer keyframes (rows t,x,y,z,qw,qx,qy,qz; the motion is interpolated between them)",
+};
+
 /// A CSV of measured reference points (`figure front --reference`).
 pub const REFERENCE: Limit = Limit {
     what: "a reference CSV",

@@ -14,7 +14,7 @@
 use super::joint::{Joint, JointKind, Pose};
 use crate::lcp::{StructuredProblem, StructuredRow};
 use crate::rigid::{RigidBody, integrators};
-use glam::DVec3;
+use glam::{DQuat, DVec3};
 
 /// The direction of a row: along `n` at the two anchors, or a rotation about `n`.
 #[derive(Debug, Clone, Copy)]
@@ -34,6 +34,12 @@ fn trial_pose(body: &RigidBody, dt: f64) -> Pose {
             DVec3::ZERO,
             DVec3::ZERO,
         )
+    } else if body.motion.is_some() {
+        // A kinematic body moves at the velocities that take it to its next pose.
+        return Pose {
+            x: body.state.x + body.velocity() * dt,
+            q: DQuat::from_scaled_axis(body.angular_velocity() * dt) * body.state.q,
+        };
     } else {
         body.state
     };

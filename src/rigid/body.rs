@@ -3,6 +3,7 @@ use super::clump::Clump;
 use super::integrators::{self, Integrator};
 use super::mass_properties::MassProperties;
 use super::mesh::TriMesh;
+use super::motion::Prescribed;
 use super::sampling;
 use super::shape::Shape;
 use super::state::{BodyState, Inertia};
@@ -27,8 +28,10 @@ pub struct RigidBody {
     pub inertia: Inertia,
     /// Current state.
     pub state: BodyState,
-    /// Whether the body moves (static bodies ignore forces and impulses).
+    /// Whether the body moves (static and kinematic bodies ignore forces and impulses).
     pub dynamic: bool,
+    /// A kinematic body's prescribed motion (the body is not dynamic).
+    pub motion: Option<Prescribed>,
     /// Coefficient of restitution for contacts.
     pub restitution: f64,
     /// Coulomb friction coefficient for contacts.
@@ -69,6 +72,7 @@ impl RigidBody {
             mass_properties,
             state: BodyState::default(),
             dynamic: true,
+            motion: None,
             restitution: 0.5,
             friction: 0.5,
             integrator: Integrator::default(),
@@ -162,6 +166,25 @@ impl RigidBody {
             .iter()
             .map(|n| self.state.q * *n)
             .collect()
+    }
+
+    /// Put a kinematic body where its motion has it at time `t`, moving at the velocities that
+    /// take it to its pose at `t + dt` (what its contacts over that step see; at rest for a
+    /// `dt` of 0); other bodies are left as they are.
+    pub fn follow_motion(&mut self, t: f64, dt: f64) {
+        let Some(m) = &self.motion else {
+            return;
+        };
+        let (x, q) = m.motion.pose(t, m.x0, m.q0);
+        let (v, w) = if dt > 0.0 {
+            m.motion.step_velocities(t, dt, m.x0, m.q0)
+        } else {
+            (DVec3::ZERO, DVec3::ZERO)
+        };
+        self.state.x = x;
+        self.state.q = q;
+        self.set_velocity(v);
+        self.set_angular_velocity(w);
     }
 
     /// Apply an impulse `j` at world point `at`; static bodies do not move.

@@ -5,6 +5,7 @@ pub mod free_rotation;
 pub mod integrators;
 pub mod mass_properties;
 pub mod mesh;
+pub mod motion;
 pub mod occupancy;
 pub mod primitives;
 pub mod sampling;

@@ -39,6 +39,9 @@ pub struct BodySpec {
     /// Whether the body moves; a static body stays where it is placed.
     #[serde(default = "default_true")]
     pub dynamic: bool,
+    /// A prescribed motion, which makes the body kinematic (`dynamic = false` with it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub motion: Option<super::motion::MotionSpec>,
     /// Coefficient of restitution in contacts, 0..1.
     #[serde(default = "default_restitution")]
     pub restitution: f64,
@@ -294,6 +297,16 @@ impl BodySpec {
         if let Some(o) = &self.orientation {
             o.quat(&at.key("orientation"))?;
         }
+        if let Some(m) = &self.motion {
+            if self.dynamic {
+                return bad(
+                    "motion",
+                    "a body with a motion is kinematic and takes no forces, and this one is dynamic".into(),
+                    "add dynamic = false to the body (it then follows the motion exactly)",
+                );
+            }
+            m.check(&at.key("motion"))?;
+        }
         if !self.dynamic {
             let moving = [
                 ("velocity", self.velocity),
@@ -303,8 +316,8 @@ impl BodySpec {
             if let Some((key, v)) = moving.iter().find(|(_, v)| v.iter().any(|x| *x != 0.0)) {
                 return bad(
                     key,
-                    format!("{v:?} given to a static body, which never moves"),
-                    "remove it, or set dynamic = true",
+                    format!("{v:?} given to a static or kinematic body, whose motion is set"),
+                    "remove it, or set dynamic = true (or give the motion in `motion`)",
                 );
             }
         }

@@ -9,6 +9,7 @@ use crate::coupling::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFail
 use crate::liquid::params::{Phase, default_near_stiffness, rest_kernel_sum};
 use crate::liquid::particles::lattice_dims;
 use crate::liquid::{LatticeBlock, LiquidParams, Particles};
+use crate::rigid::motion::Prescribed;
 use crate::rigid::{MeshSolid, Primitive, RigidBody, Shape, TriMesh};
 use crate::scene::body::{BodySpec, ShapeSpec};
 use crate::scene::locate::KeyPath;
@@ -297,7 +298,7 @@ pub fn bodies(loaded: &LoadedScene, default_spacing: Option<f64>) -> Result<Vec<
             let q = orientation(s).map_err(named)?;
             let tol = placement::tolerance(default_spacing, spacing);
             placement::check_walls(loaded, i, s, &shape, q, tol)?;
-            body_of_shape(s, &shape, spacing).map_err(named)
+            body_of_shape(s, &shape, spacing, &base).map_err(named)
         })
         .collect::<Result<Vec<_>>>()?;
     placement::check_pairs(loaded, &bodies, default_spacing)?;
@@ -394,11 +395,17 @@ fn orientation(spec: &BodySpec) -> Result<DQuat> {
 pub fn body(spec: &BodySpec, base_dir: &Path, default_spacing: Option<f64>) -> Result<RigidBody> {
     let shape = shape(spec, base_dir)?;
     let spacing = body_spacing(spec, &shape, default_spacing);
-    body_of_shape(spec, &shape, spacing)
+    body_of_shape(spec, &shape, spacing, base_dir)
 }
 
-/// A checked body table's body of `shape` sampled at `spacing`, at its initial state.
-fn body_of_shape(spec: &BodySpec, shape: &Shape, spacing: f64) -> Result<RigidBody> {
+/// A checked body table's body of `shape` sampled at `spacing`, at its initial state, with its
+/// motion when it has one (a keyframe file read relative to `base_dir`).
+fn body_of_shape(
+    spec: &BodySpec,
+    shape: &Shape,
+    spacing: f64,
+    base_dir: &Path,
+) -> Result<RigidBody> {
     let mut body = RigidBody::new(&spec.name, shape, spec.density, spacing)?;
     let q = orientation(spec)?;
     // The shape's origin goes to `position`; the state tracks the centre of mass.
@@ -415,6 +422,13 @@ fn body_of_shape(spec: &BodySpec, shape: &Shape, spacing: f64) -> Result<RigidBo
         if let Some(h) = spec.torque_impulse {
             body.apply_angular_impulse(DVec3::from_array(h));
         }
+    }
+    if let Some(m) = &spec.motion {
+        let motion = super::motion_setup::motion(spec, m, com, base_dir)?;
+        let (x0, q0) = (body.state.x, body.state.q);
+        body.motion = Some(Prescribed { motion, x0, q0 });
+        // It starts where its motion has it at time 0 (a keyframe motion's first pose).
+        body.follow_motion(0.0, 0.0);
     }
     Ok(body)
 }

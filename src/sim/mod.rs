@@ -7,6 +7,7 @@ pub mod footprint;
 pub mod gauges;
 pub mod guard;
 pub mod joint_setup;
+pub mod motion_setup;
 pub mod outputs;
 pub mod placement;
 pub mod runner;
@@ -261,6 +262,11 @@ impl Simulation {
 
     /// Take one step.
     pub fn step(&mut self) -> Result<()> {
+        // Kinematic bodies stand where their motions have them now, moving toward the next
+        // step's poses.
+        for b in &mut self.bodies {
+            b.follow_motion(self.time, self.dt);
+        }
         if !self.body_boundary.is_empty() {
             let (b, bodies) = (&self.body_boundary, &self.bodies);
             let liquid = &mut self.liquid;
@@ -297,6 +303,9 @@ impl Simulation {
         }
         self.steps += 1;
         self.time = self.steps as f64 * self.dt;
+        for b in &mut self.bodies {
+            b.follow_motion(self.time, self.dt);
+        }
         Ok(())
     }
 

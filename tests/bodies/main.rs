@@ -10,6 +10,7 @@ mod joints_distance;
 mod joints_gate;
 mod joints_lcp_rows;
 mod joints_pendulum;
+mod kinematic;
 mod mass_properties;
 mod rigid_body;
 mod rigid_cli;
