@@ -7,11 +7,11 @@ use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{bodies, ghosts, tile};
-use crate::liquid::boundary;
-use crate::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
+use crate::boundary;
+use crate::boundary::body_grid::{BoundaryGrid, BoundaryParticles};
+use crate::boundary::wall_kernel::WallKernel;
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
-use crate::liquid::wall_kernel::WallKernel;
 use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
 

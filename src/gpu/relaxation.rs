@@ -6,11 +6,11 @@ use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{bodies, ghosts, tile};
-use crate::liquid::boundary::{self, BodyImages, WallPairs};
-use crate::liquid::boundary_grid::BoundaryGrid;
+use crate::boundary::body_grid::BoundaryGrid;
+use crate::boundary::wall_kernel::WallKernel;
+use crate::boundary::{self, BodyImages, WallPairs};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
-use crate::liquid::wall_kernel::WallKernel;
 use crate::liquid::{LiquidParams, relaxation, step};
 use glam::Vec3A;
 

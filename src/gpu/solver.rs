@@ -10,8 +10,8 @@ use super::{
     boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
     relaxation, scatter, split, tile, velocity, viscosity, walls,
 };
-use crate::liquid::boundary_grid::BoundaryParticles;
-use crate::liquid::wall_kernel::{WALL_TABLE_SAMPLES, WallKernel};
+use crate::boundary::body_grid::BoundaryParticles;
+use crate::boundary::wall_kernel::{WALL_TABLE_SAMPLES, WallKernel};
 use crate::liquid::{LiquidParams, Particles};
 use crate::timing::{Phase, PhaseTimes, Timing};
 use crate::{Error, Result};
@@ -534,7 +534,7 @@ impl GpuLiquidSolver {
             (t, _) => t,
         };
         let viscous = crate::liquid::viscosity::any_viscosity(&self.params);
-        let friction = crate::liquid::wall_friction::has_friction(self.params.walls.as_ref());
+        let friction = crate::boundary::wall_friction::has_friction(self.params.walls.as_ref());
         let mut rec = Recorder::new(&self.ctx, timing);
         // Gravity goes with the first pass that reads the velocities: the viscosity, or else
         // the prediction (where the walls' viscous friction comes between, gravity goes alone).

@@ -1,7 +1,6 @@
 //! The liquid solver's parameters: kernel radius, measured rest density, per-phase constants
 //! and walls (`sim::build` derives them from the scene).
-// The walls' settings live with the boundary; `gpu/` still names them by this path.
-pub use crate::boundary::Walls;
+use crate::boundary::Walls;
 use crate::boundary::wall_kernel::lattice_kernel_sums;
 use glam::Vec3A;
 
