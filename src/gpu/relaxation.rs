@@ -103,7 +103,7 @@ pub fn cpu_twin(
     let mut lists = NeighbourLists::default();
     lists.build(pos, grid, params.h);
     let mut dx = vec![Vec3A::ZERO; pos.len()];
-    let walls = params.walls.as_ref().filter(|_| params.ghost_pressure);
+    let walls = params.boundary.pushing_walls();
     let k = WallKernel::new(params.spacing, params.h);
     let hs = params.spacing / 2.0;
     let g = params.gravity / params.relaxation_passes.max(1) as f32;
