@@ -304,15 +304,15 @@ impl GpuLiquidSolver {
     }
 
     pub(super) fn write_params(&mut self, dt: f32) {
-        let p = &self.params;
-        let (lo, hi, rest, fric, flags) = match &p.boundary.walls {
+        let (p, b) = (&self.params, &self.params.boundary);
+        let (lo, hi, rest, fric, flags) = match &b.walls {
             Some(w) => (
                 w.lo,
                 w.hi,
                 w.restitution,
                 w.friction,
                 buffers::FLAG_WALLS
-                    | if p.boundary.ghost_pressure {
+                    | if b.ghost_pressure {
                         buffers::FLAG_GHOST_PRESSURE
                     } else {
                         0
@@ -320,10 +320,7 @@ impl GpuLiquidSolver {
             ),
             None => (Vec3A::ZERO, Vec3A::ZERO, 0.0, 0.0, 0),
         };
-        let (drag, drag_reach) = p
-            .boundary
-            .walls
-            .map_or((0.0, 0.0), |w| (w.drag, w.drag_reach));
+        let (drag, drag_reach) = b.walls.map_or((0.0, 0.0), |w| (w.drag, w.drag_reach));
         let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
         let gp = GpuParams {
             origin: v3(self.grid.origin),
