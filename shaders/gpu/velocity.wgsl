@@ -1,5 +1,5 @@
 // Velocities: gravity at the start of the step, the walls' viscous friction after the
-// viscosity (liquid::wall_friction), and at the step's end `update`: the step's velocity, which
+// viscosity (boundary::wall_friction), and at the step's end `update`: the step's velocity, which
 // `prev` holds from the scatter on (the predicted velocity plus the relaxation's displacements
 // over dt), into `vel`, and x - v dt into `prev`. All keep w (the kernel sum of the last
 // density pass).
@@ -31,7 +31,7 @@ fn update(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups
 
 // The walls' viscous friction on the velocity v of a particle at x: each wall within reach
 // (1.5 spacings) adds the rate drag w(d) to the axes along it, w the hat
-// 1 - |3 d - reach| / (2 reach) (liquid::wall_friction::weight); v / (1 + rate dt), axis by axis.
+// 1 - |3 d - reach| / (2 reach) (boundary::wall_friction::weight); v / (1 + rate dt), axis by axis.
 fn slow(x: vec3<f32>, v: vec3<f32>) -> vec3<f32> {
     let reach = P.drag_reach;
     let dw = min(x - P.wall_lo, P.wall_hi - x);

@@ -3,7 +3,7 @@
 //! ghost lattice's kernel in [`wall_kernel`] and the bodies' particles binned into the liquid's
 //! grid in [`body_grid`], placed each step from [`bodies`]), the walls' collisions and friction
 //! ([`walls`], [`wall_friction`]), and the gaps between a body and a wall narrower than a
-//! particle ([`gap`]); the walls' settings are [`Walls`] ([`params`]).
+//! particle ([`gap`]); its settings are [`BoundaryParams`], the walls' [`Walls`] ([`params`]).
 //!
 //! The liquid step (and the GPU's CPU twins) and the coupling call the functions re-exported
 //! here. The module sits below both: it reads the liquid's grid and particles through the
@@ -20,7 +20,7 @@ pub mod walls;
 pub use bodies::BodyBoundary;
 pub use body_grid::{BoundaryGrid, BoundaryParticles};
 pub use liquid_terms::{BodyImages, WallPairs, add_boundary_sums, add_ghost_pressure, wall_depth};
-pub use params::Walls;
+pub use params::{BoundaryParams, Walls};
 pub use wall_friction::apply_wall_friction;
 pub use wall_kernel::WallKernel;
 pub use walls::apply_walls_to_velocity;

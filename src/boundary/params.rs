@@ -1,5 +1,32 @@
-//! The walls' settings, as `sim::build` derives them from the scene's `[container]`.
+//! The boundary's settings, [`BoundaryParams`]: the walls ([`Walls`]) and whether their ghosts
+//! push, as `sim::build` derives them from the scene's `[container]`. The liquid carries them
+//! (`LiquidParams::boundary`) and every reader, CPU, GPU and coupling, reads them there.
 use glam::Vec3A;
+
+/// Everything the boundary needs besides the bodies: the walls and how they act on the liquid.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct BoundaryParams {
+    /// Container walls, if any (with their restitution and both kinds of friction).
+    pub walls: Option<Walls>,
+    /// Whether the walls' ghosts push in the relaxation (`[container] ghost_pressure`).
+    pub ghost_pressure: bool,
+}
+
+impl BoundaryParams {
+    /// Walls (or none) whose ghosts push with `ghost_pressure`.
+    pub fn new(walls: Option<Walls>, ghost_pressure: bool) -> BoundaryParams {
+        BoundaryParams {
+            walls,
+            ghost_pressure,
+        }
+    }
+
+    /// The walls whose ghosts push in the relaxation: the walls with `ghost_pressure`, else
+    /// none.
+    pub fn pushing_walls(&self) -> Option<&Walls> {
+        self.walls.as_ref().filter(|_| self.ghost_pressure)
+    }
+}
 
 /// An axis-aligned box of walls that particle centres keep a radius away from.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -65,7 +65,7 @@ pub fn push_out(
             raise_along(&mut shift[c.body as usize], -c.normal, missed);
         }
     }
-    let Some(w) = &params.walls else {
+    let Some(w) = &params.boundary.walls else {
         return;
     };
     let (lo, hi) = (w.lo.as_dvec3(), w.hi.as_dvec3());
@@ -106,7 +106,7 @@ pub fn correct_bodies(
     shift.clear();
     shift.extend_from_slice(extra);
     shift.resize(bodies.len(), DVec3::ZERO);
-    if let Some(w) = &params.walls {
+    if let Some(w) = &params.boundary.walls {
         wall_contacts_into(bodies, w, r_l, buf, solid);
     }
     for c in solid.iter() {

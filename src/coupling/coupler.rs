@@ -266,7 +266,7 @@ impl Coupler {
     ) -> Result<()> {
         // Films need the liquid within a kernel radius of them, beyond the touching particles.
         let film_reach = match liquid.params() {
-            p if self.film_pressure && p.walls.is_some() => film::reach(p),
+            p if self.film_pressure && p.boundary.walls.is_some() => film::reach(p),
             _ => 0.0,
         };
         times.time(Phase::Contacts, || {
@@ -369,7 +369,7 @@ impl Coupler {
         self.touching.sort_unstable();
         solid.clear();
         self.unlinked_contacts(bodies, &mut buf.body, solid);
-        if let Some(w) = &params.walls {
+        if let Some(w) = &params.boundary.walls {
             wall_contacts_into(bodies, w, r_l, &mut buf.body, solid);
         }
         times.add(Phase::Contacts, t_contacts.elapsed());
@@ -421,7 +421,7 @@ impl Coupler {
         let contacts = Contacts {
             liquid,
             solid,
-            walls: params.walls.as_ref(),
+            walls: params.boundary.walls.as_ref(),
             spacing: params.spacing as f64,
             v_rest,
             liquid_friction: self.penalty.liquid_friction,

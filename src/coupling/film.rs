@@ -142,7 +142,7 @@ pub fn film_impulses(
 ) -> usize {
     out.clear();
     out.resize(bodies.len(), (DVec3::ZERO, DVec3::ZERO));
-    let Some(walls) = params.walls.as_ref() else {
+    let Some(walls) = params.boundary.walls.as_ref() else {
         return 0;
     };
     let (s, h) = (params.spacing as f64, params.h as f64);
@@ -284,6 +284,7 @@ pub fn film_impulses(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::boundary::BoundaryParams;
     use crate::liquid::params::Phase;
     use crate::rigid::{Primitive, Shape};
     use glam::Vec3A;
@@ -301,8 +302,10 @@ mod tests {
             h: (2.0 * S) as f32,
             rho0: 2.673,
             gravity: Vec3A::new(0.0, -gravity as f32, 0.0),
-            walls: Some(Walls::bare(Vec3A::splat(r), Vec3A::splat(1.0 - r))),
-            ghost_pressure: true,
+            boundary: BoundaryParams::new(
+                Some(Walls::bare(Vec3A::splat(r), Vec3A::splat(1.0 - r))),
+                true,
+            ),
             relaxation_passes: 1,
             phases: vec![Phase {
                 mass: (REST * S.powi(3)) as f32,
@@ -464,7 +467,7 @@ mod tests {
     fn without_walls_there_are_no_films() {
         let mut params = params(0.0);
         let near = liquid(&params, 0.05, false, |_| 300.0);
-        params.walls = None;
+        params.boundary.walls = None;
         assert_eq!(impulses(&params, &near).0, 0);
     }
 }

@@ -94,7 +94,7 @@ pub fn touches(
     // Farther for the bodies that come within a film's reach of a wall: a film lies within
     // a spacing of a wall and `TOUCH_GAP` of the body, so only a body particle within that
     // and its own search radius of a wall searches farther (and its body's ball grows).
-    let walls = params.walls.filter(|_| extra > 0.0);
+    let walls = params.boundary.walls.filter(|_| extra > 0.0);
     let spacing = params.spacing as f64;
     let band = |x: DVec3, r: f64| {
         walls.is_some_and(|w| {

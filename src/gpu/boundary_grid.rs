@@ -5,7 +5,7 @@
 use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::SplitArrays;
-use crate::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
+use crate::boundary::body_grid::{BoundaryGrid, BoundaryParticles};
 use crate::liquid::grid::Grid;
 
 /// How the pass uses its storage buffers, binding 1 on (shaders/gpu/boundary_grid.wgsl).

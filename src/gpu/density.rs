@@ -7,11 +7,11 @@ use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{bodies, ghosts, tile};
-use crate::liquid::boundary;
-use crate::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
+use crate::boundary;
+use crate::boundary::body_grid::{BoundaryGrid, BoundaryParticles};
+use crate::boundary::wall_kernel::WallKernel;
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
-use crate::liquid::wall_kernel::WallKernel;
 use crate::liquid::{LiquidParams, relaxation};
 use glam::Vec3A;
 
@@ -154,8 +154,8 @@ pub fn cpu_twin(
         pos,
         grid,
         params.h,
-        params.walls.as_ref().map(|w| (w, &table)),
-        params.ghost_pressure,
+        params.boundary.walls.as_ref().map(|w| (w, &table)),
+        params.boundary.ghost_pressure,
         params.spacing / 2.0,
         &bins,
         &mut rho,

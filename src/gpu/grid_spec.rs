@@ -21,7 +21,7 @@ impl GridSpec {
     /// The grid for these parameters and initial particles.
     pub fn new(params: &LiquidParams, p: &Particles) -> Result<GridSpec> {
         let h = params.h;
-        let (lo, hi, container) = match &params.walls {
+        let (lo, hi, container) = match &params.boundary.walls {
             Some(w) => (w.lo - Vec3A::splat(h), w.hi + Vec3A::splat(h), true),
             None => {
                 let (mut lo, mut hi) =

@@ -3,8 +3,8 @@
 //! counts and the pressures as their CPU types.
 use super::GpuLiquidSolver;
 use super::buffers;
+use crate::boundary::body_grid::{BoundaryGrid, BoundaryParticles};
 use crate::liquid::Particles;
-use crate::liquid::boundary_grid::{BoundaryGrid, BoundaryParticles};
 use crate::liquid::grid::Grid;
 use crate::{Error, Result};
 use glam::Vec3A;

@@ -6,11 +6,11 @@ use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
 use super::{bodies, ghosts, tile};
-use crate::liquid::boundary::{self, BodyImages, WallPairs};
-use crate::liquid::boundary_grid::BoundaryGrid;
+use crate::boundary::body_grid::BoundaryGrid;
+use crate::boundary::wall_kernel::WallKernel;
+use crate::boundary::{self, BodyImages, WallPairs};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
-use crate::liquid::wall_kernel::WallKernel;
 use crate::liquid::{LiquidParams, relaxation, step};
 use glam::Vec3A;
 
@@ -103,7 +103,7 @@ pub fn cpu_twin(
     let mut lists = NeighbourLists::default();
     lists.build(pos, grid, params.h);
     let mut dx = vec![Vec3A::ZERO; pos.len()];
-    let walls = params.walls.as_ref().filter(|_| params.ghost_pressure);
+    let walls = params.boundary.pushing_walls();
     let k = WallKernel::new(params.spacing, params.h);
     let hs = params.spacing / 2.0;
     let g = params.gravity / params.relaxation_passes.max(1) as f32;

@@ -10,8 +10,8 @@ use super::{
     boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
     relaxation, scatter, split, tile, velocity, viscosity, walls,
 };
-use crate::liquid::boundary_grid::BoundaryParticles;
-use crate::liquid::wall_kernel::{WALL_TABLE_SAMPLES, WallKernel};
+use crate::boundary::body_grid::BoundaryParticles;
+use crate::boundary::wall_kernel::{WALL_TABLE_SAMPLES, WallKernel};
 use crate::liquid::{LiquidParams, Particles};
 use crate::timing::{Phase, PhaseTimes, Timing};
 use crate::{Error, Result};
@@ -96,6 +96,7 @@ impl GpuLiquidSolver {
             .map_err(|_| Error::input("more than 2^32 particles cannot run on the GPU"))?;
         let ncells = grid.cells();
         let wall_kernel = params
+            .boundary
             .walls
             .as_ref()
             .map(|_| WallKernel::new(params.spacing, params.h));
@@ -212,7 +213,7 @@ impl GpuLiquidSolver {
     pub fn bytes_needed(params: &LiquidParams, p: &Particles) -> Result<u64> {
         let grid = GridSpec::new(params, p)?;
         let ncells = grid.cells();
-        let table = params.walls.as_ref().map_or(0, |_| {
+        let table = params.boundary.walls.as_ref().map_or(0, |_| {
             wall_entries(&WallKernel::new(params.spacing, params.h))
         });
         Ok(buffers::liquid_bytes(
@@ -303,15 +304,15 @@ impl GpuLiquidSolver {
     }
 
     pub(super) fn write_params(&mut self, dt: f32) {
-        let p = &self.params;
-        let (lo, hi, rest, fric, flags) = match &p.walls {
+        let (p, b) = (&self.params, &self.params.boundary);
+        let (lo, hi, rest, fric, flags) = match &b.walls {
             Some(w) => (
                 w.lo,
                 w.hi,
                 w.restitution,
                 w.friction,
                 buffers::FLAG_WALLS
-                    | if p.ghost_pressure {
+                    | if b.ghost_pressure {
                         buffers::FLAG_GHOST_PRESSURE
                     } else {
                         0
@@ -319,7 +320,7 @@ impl GpuLiquidSolver {
             ),
             None => (Vec3A::ZERO, Vec3A::ZERO, 0.0, 0.0, 0),
         };
-        let (drag, drag_reach) = p.walls.map_or((0.0, 0.0), |w| (w.drag, w.drag_reach));
+        let (drag, drag_reach) = b.walls.map_or((0.0, 0.0), |w| (w.drag, w.drag_reach));
         let inv_dt = if dt > 0.0 { 1.0 / dt } else { 0.0 };
         let gp = GpuParams {
             origin: v3(self.grid.origin),
@@ -534,7 +535,8 @@ impl GpuLiquidSolver {
             (t, _) => t,
         };
         let viscous = crate::liquid::viscosity::any_viscosity(&self.params);
-        let friction = crate::liquid::wall_friction::has_friction(self.params.walls.as_ref());
+        let friction =
+            crate::boundary::wall_friction::has_friction(self.params.boundary.walls.as_ref());
         let mut rec = Recorder::new(&self.ctx, timing);
         // Gravity goes with the first pass that reads the velocities: the viscosity, or else
         // the prediction (where the walls' viscous friction comes between, gravity goes alone).
@@ -576,7 +578,7 @@ impl GpuLiquidSolver {
             })?;
         }
         // The velocity update ends the walls' pass when there are walls.
-        if self.params.walls.is_some() {
+        if self.params.boundary.walls.is_some() {
             self.phase(&mut rec, Phase::Collisions, |s, p| {
                 s.rec_walls(p, "with_update");
                 None

@@ -6,8 +6,9 @@
 use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
-use crate::liquid::params::Walls;
-use crate::liquid::{Particles, wall_friction};
+use crate::boundary::Walls;
+use crate::boundary::wall_friction;
+use crate::liquid::Particles;
 use glam::Vec3A;
 
 /// How the pass uses its storage buffers, binding 1 on (shaders/gpu/velocity.wgsl).

@@ -4,8 +4,9 @@
 use super::kernel::Access::{self, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
-use crate::liquid::params::Walls;
-use crate::liquid::{Particles, walls};
+use crate::boundary::Walls;
+use crate::boundary::walls;
+use crate::liquid::Particles;
 
 /// How the pass uses its storage buffers, binding 1 on (shaders/gpu/walls.wgsl).
 pub(crate) const ACCESS: &[Access] = &[RW, RW, RW];

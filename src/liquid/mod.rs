@@ -22,6 +22,3 @@ pub use cpu::CpuLiquid;
 pub use params::LiquidParams;
 pub use particles::{LatticeBlock, Particles};
 pub use step::LiquidSolver;
-// The boundary's modules at the paths `gpu/` imports them by (`liquid::boundary` is
-// `crate::boundary`), until its imports move to `crate::boundary` after its bind-group work.
-pub use crate::boundary::{self, body_grid as boundary_grid, wall_friction, wall_kernel, walls};

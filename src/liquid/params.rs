@@ -1,7 +1,6 @@
 //! The liquid solver's parameters: kernel radius, measured rest density, per-phase constants
-//! and walls (`sim::build` derives them from the scene).
-// The walls' settings live with the boundary; `gpu/` still names them by this path.
-pub use crate::boundary::Walls;
+//! and the boundary's settings (`sim::build` derives them from the scene).
+use crate::boundary::BoundaryParams;
 use crate::boundary::wall_kernel::lattice_kernel_sums;
 use glam::Vec3A;
 
@@ -37,10 +36,8 @@ pub struct LiquidParams {
     pub rho0: f32,
     /// Gravity, m/s^2.
     pub gravity: Vec3A,
-    /// Container walls, if any.
-    pub walls: Option<Walls>,
-    /// Whether the walls' ghosts push in the relaxation (`[container] ghost_pressure`).
-    pub ghost_pressure: bool,
+    /// What the liquid meets besides the bodies: the container's walls and their ghost pressure.
+    pub boundary: BoundaryParams,
     /// Jacobi relaxation passes per step.
     pub relaxation_passes: u32,
     /// One entry per liquid block.

@@ -37,6 +37,7 @@ impl LiquidSolver {
     pub fn new(params: LiquidParams) -> LiquidSolver {
         let grid = Grid::new(params.h);
         let wall_kernel = params
+            .boundary
             .walls
             .as_ref()
             .map(|_| WallKernel::new(params.spacing, params.h));
@@ -107,8 +108,12 @@ impl LiquidSolver {
                 &p.pos,
                 &self.grid,
                 params.h,
-                params.walls.as_ref().zip(self.wall_kernel.as_ref()),
-                params.ghost_pressure,
+                params
+                    .boundary
+                    .walls
+                    .as_ref()
+                    .zip(self.wall_kernel.as_ref()),
+                params.boundary.ghost_pressure,
                 params.spacing / 2.0,
                 &self.boundary_grid,
                 &mut p.rho,
@@ -151,7 +156,7 @@ impl LiquidSolver {
         });
         times.time(Phase::Viscosity, || {
             viscosity::apply_viscosity(p, &self.lists, &self.params, dt, &mut self.dv);
-            if let Some(w) = self.params.walls.as_ref().filter(|w| w.drag > 0.0) {
+            if let Some(w) = self.params.boundary.walls.as_ref().filter(|w| w.drag > 0.0) {
                 wall_friction::apply_wall_friction(p, w, dt);
             }
         });
@@ -181,7 +186,7 @@ impl LiquidSolver {
             times.time(Phase::Relaxation, || {
                 let hs = params.spacing / 2.0;
                 let g = params.gravity / params.relaxation_passes as f32;
-                let walls = params.walls.as_ref().filter(|_| params.ghost_pressure);
+                let walls = params.boundary.pushing_walls();
                 let walls = walls.zip(self.wall_kernel.as_ref());
                 relaxation::displacements(
                     &p.pos,
@@ -208,7 +213,7 @@ impl LiquidSolver {
                 displace(&mut p.pos, &mut p.vel, &b.dx, inv_dt);
             });
         }
-        if let Some(w) = &self.params.walls {
+        if let Some(w) = &self.params.boundary.walls {
             times.time(Phase::Collisions, || {
                 walls::apply_walls_to_velocity(p, w, dt)
             });

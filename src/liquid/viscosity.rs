@@ -291,8 +291,7 @@ mod tests {
             h: 2.0 * s,
             rho0: 6.0,
             gravity: Vec3A::ZERO,
-            walls: None,
-            ghost_pressure: false,
+            boundary: crate::boundary::BoundaryParams::default(),
             relaxation_passes: 1,
             phases: vec![Phase {
                 mass: 1e-3,

@@ -2,8 +2,8 @@
 //! time step, rigid bodies (meshes read from disk) and coupling parameters; the joints are
 //! built in `joint_setup`. Scene
 //! types stop here: liquid/, rigid/, joints/ and coupling/ see only what this module makes.
-use crate::boundary::Walls;
 use crate::boundary::wall_kernel::lattice_moment;
+use crate::boundary::{BoundaryParams, Walls};
 use crate::coupling::penalty::PenaltyParams;
 use crate::coupling::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use crate::liquid::params::{Phase, default_near_stiffness, rest_kernel_sum};
@@ -174,6 +174,20 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
             beta: b.viscosity.beta as f32,
         })
         .collect();
+    LiquidParams {
+        spacing: spacing as f32,
+        h: h as f32,
+        rho0: rho0 as f32,
+        gravity: Vec3A::from_array(scene.gravity.map(|v| v as f32)),
+        boundary: boundary_params(scene, spacing),
+        relaxation_passes: scene.solver.relaxation_passes,
+        phases,
+    }
+}
+
+/// The boundary's settings for liquid at `spacing`: the scene's `[container]` as walls a
+/// particle radius inside it, with their restitution, friction and ghost pressure.
+fn boundary_params(scene: &Scene, spacing: f64) -> BoundaryParams {
     let r = spacing / 2.0;
     let walls = scene.container.as_ref().map(|c| {
         let (drag, drag_reach) = crate::boundary::wall_friction::drag(c.viscous_friction, spacing);
@@ -186,16 +200,10 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
             drag_reach,
         }
     });
-    LiquidParams {
-        spacing: spacing as f32,
-        h: h as f32,
-        rho0: rho0 as f32,
-        gravity: Vec3A::from_array(scene.gravity.map(|v| v as f32)),
+    BoundaryParams::new(
         walls,
-        ghost_pressure: scene.container.as_ref().is_some_and(|c| c.ghost_pressure),
-        relaxation_passes: scene.solver.relaxation_passes,
-        phases,
-    }
+        scene.container.as_ref().is_some_and(|c| c.ghost_pressure),
+    )
 }
 
 /// A block's near stiffness: the scene's, else [`default_near_stiffness`] for the scene's

@@ -331,7 +331,7 @@ fn run(label: &str, loaded: &LoadedScene, backend: Backend) -> Outcome {
     let mut sim = Simulation::setup(loaded, backend)
         .unwrap_or_else(|e| panic!("{label}: the scene does not set up: {e}"));
     let spacing = sim.liquid.params().spacing as f64;
-    let container = sim.liquid.params().walls.map(|w| {
+    let container = sim.liquid.params().boundary.walls.map(|w| {
         let r = DVec3::splat(spacing / 2.0);
         let v = |v: glam::Vec3A| DVec3::new(v.x as f64, v.y as f64, v.z as f64);
         (v(w.lo) - r, v(w.hi) + r)

@@ -2,7 +2,7 @@
 //! on the floor stays at rest.
 use crate::common;
 use glam::{DQuat, DVec3, Vec3A};
-use sphrigid::boundary::Walls;
+use sphrigid::boundary::{BoundaryParams, Walls};
 use sphrigid::coupling::Coupler;
 use sphrigid::liquid::params::{LiquidParams, Phase};
 use sphrigid::liquid::{CpuLiquid, Particles};
@@ -17,8 +17,7 @@ fn params(walls: Option<Walls>) -> LiquidParams {
         h: 2.0 * S as f32,
         rho0: 2.67,
         gravity: Vec3A::ZERO,
-        walls,
-        ghost_pressure: false,
+        boundary: BoundaryParams::new(walls, false),
         relaxation_passes: 1,
         phases: vec![Phase {
             mass: 1e-3,

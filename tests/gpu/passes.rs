@@ -285,7 +285,7 @@ fn check_density(tiled: bool) {
         &BoundaryParticles::default(),
     );
     let mut liquid_only = params.clone();
-    liquid_only.walls = None;
+    liquid_only.boundary.walls = None;
     let (rho_l, _) = density::cpu_twin(
         &s.pos,
         &s.phase,
@@ -369,7 +369,7 @@ fn check_relaxation(tiled: bool) {
     gpu.pass_density().unwrap();
     let press = gpu.download_press().unwrap();
     let body = gpu.download_body_sums().unwrap();
-    let walls = params.walls.as_ref().unwrap();
+    let walls = params.boundary.walls.as_ref().unwrap();
     let at_wall = |x: &Vec3A| {
         (*x - walls.lo)
             .min_element()
@@ -504,7 +504,7 @@ fn walls_match_their_cpu_twin() {
     let Some((mut gpu, mut p, params)) = setup() else {
         return;
     };
-    let w = params.walls.unwrap();
+    let w = params.boundary.walls.unwrap();
     let step_vel = through_the_walls(&mut p, &w, 3);
     gpu.upload(&p).unwrap();
     gpu.pass_walls(DT).unwrap();
@@ -541,7 +541,7 @@ fn wall_friction_matches_its_cpu_twin() {
     let Some((mut gpu, p, params)) = setup_scene(&scene, true) else {
         return;
     };
-    let w = params.walls.unwrap();
+    let w = params.boundary.walls.unwrap();
     assert!(w.drag > 0.0);
     gpu.pass_wall_friction(DT).unwrap();
     let g = gpu.download().unwrap();
@@ -600,7 +600,7 @@ fn walls_fused_with_the_velocity_update_match_their_cpu_twins() {
     let Some((mut gpu, mut p, params)) = setup() else {
         return;
     };
-    let w = params.walls.unwrap();
+    let w = params.boundary.walls.unwrap();
     let step_vel = through_the_walls(&mut p, &w, 5);
     let mut rng = Rng::new(5);
     for r in &mut p.rho {

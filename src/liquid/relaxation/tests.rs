@@ -1,6 +1,7 @@
 //! The relaxation's tests: the pair terms' cap, the lane path against the scalar path, the
 //! walls' pressure sums gathered in the pair loops and the scattered pairs against a gather.
 use super::*;
+use crate::boundary::BoundaryParams;
 use crate::liquid::grid::Grid;
 use crate::liquid::params::Phase;
 use crate::liquid::particles::Particles;
@@ -77,8 +78,7 @@ fn pairs_of(
         h,
         rho0: 6.0,
         gravity: Vec3A::ZERO,
-        walls: None,
-        ghost_pressure: false,
+        boundary: BoundaryParams::default(),
         relaxation_passes: 1,
         phases,
     };
@@ -205,8 +205,7 @@ fn pair_loops_gather_the_walls_pressure_sums() {
             h,
             rho0: 6.0,
             gravity: g,
-            walls: Some(walls),
-            ghost_pressure: true,
+            boundary: BoundaryParams::new(Some(walls), true),
             relaxation_passes: 1,
             phases,
         };
