@@ -305,7 +305,7 @@ impl BodySpec {
                     "add dynamic = false to the body (it then follows the motion exactly)",
                 );
             }
-            m.check(&at.key("motion"))?;
+            m.check(&at.key("motion"), self.position)?;
         }
         if !self.dynamic {
             let moving = [

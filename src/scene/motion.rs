@@ -61,8 +61,8 @@ pub enum MotionSpec {
 }
 
 impl MotionSpec {
-    /// Check the motion found at `at` (a body's `motion` key).
-    pub fn check(&self, at: &KeyPath) -> Checked {
+    /// Check the motion found at `at` (a body's `motion` key) of a body placed at `position`.
+    pub fn check(&self, at: &KeyPath, position: [f64; 3]) -> Checked {
         match self {
             MotionSpec::Linear {
                 velocity,
@@ -113,7 +113,7 @@ impl MotionSpec {
                 rotation,
                 pivot,
             } => {
-                if !finite3(axis) || axis.iter().all(|a| *a == 0.0) {
+                if !len(axis).is_normal() {
                     return fail(
                         at.key("axis"),
                         format!("{axis:?} is not a direction"),
@@ -174,6 +174,21 @@ impl MotionSpec {
                         format!("{p:?} is not finite"),
                         "give three numbers in m",
                     ),
+                    // The body's speed at the swing's peak: its angular speed times its
+                    // distance from the pivot.
+                    (true, Some(p)) => {
+                        let r = len(&[position[0] - p[0], position[1] - p[1], position[2] - p[2]]);
+                        let v = peak.to_radians() * r;
+                        if v > MAX_SPEED || !v.is_finite() {
+                            fail(
+                                at.key("pivot"),
+                                format!("{r:e} m from the body, where the swing moves it at {v:e} m/s, faster than {MAX_SPEED:e} m/s"),
+                                "put the pivot at the flap's hinge, or give a smaller amplitude or a longer period",
+                            )
+                        } else {
+                            Ok(())
+                        }
+                    }
                     _ => Ok(()),
                 }
             }
@@ -203,8 +218,9 @@ fn len(v: &[f64; 3]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
 }
 
-/// Check keyframe rows: at least one, finite, strictly increasing times, nonzero quaternions;
-/// the index of the first bad row and what is wrong with it.
+/// Check keyframe rows: at least one, finite, strictly increasing times, nonzero quaternions,
+/// and no faster than the scene's speed limits between rows; the index of the first bad row
+/// and what is wrong with it.
 pub fn check_keyframes(rows: &[[f64; 8]]) -> std::result::Result<(), (usize, String)> {
     if rows.is_empty() {
         return Err((0, "there are no keyframes".into()));
@@ -213,16 +229,44 @@ pub fn check_keyframes(rows: &[[f64; 8]]) -> std::result::Result<(), (usize, Str
         if let Some(i) = r.iter().position(|v| !v.is_finite()) {
             return Err((k, format!("value {i} is {}", r[i])));
         }
-        if r[4..].iter().all(|v| *v == 0.0) {
-            return Err((k, "the quaternion is zero".into()));
+        let norm = (r[4] * r[4] + r[5] * r[5] + r[6] * r[6] + r[7] * r[7]).sqrt();
+        if !norm.is_normal() {
+            return Err((k, format!("the quaternion's length {norm:e} is not usable")));
         }
-        if k > 0 && r[0] <= rows[k - 1][0] {
+        if k == 0 {
+            continue;
+        }
+        let prev = rows[k - 1];
+        if r[0] <= prev[0] {
+            return Err((
+                k,
+                format!("time {} is not after the previous row's {}", r[0], prev[0]),
+            ));
+        }
+        let dt = r[0] - prev[0];
+        let v = len(&[r[1] - prev[1], r[2] - prev[2], r[3] - prev[3]]) / dt;
+        if v.is_nan() || v > MAX_SPEED {
             return Err((
                 k,
                 format!(
-                    "time {} is not after the previous row's {}",
-                    r[0],
-                    rows[k - 1][0]
+                    "the body would move at {v:e} m/s from the previous row, faster than {MAX_SPEED:e} m/s"
+                ),
+            ));
+        }
+        let unit = |q: &[f64]| {
+            let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+            [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
+        };
+        let (a, b) = (unit(&prev[4..]), unit(&r[4..]));
+        let dot = (a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3])
+            .abs()
+            .min(1.0);
+        let w = 2.0 * dot.acos() / dt;
+        if w.is_nan() || w > MAX_ANGULAR_SPEED {
+            return Err((
+                k,
+                format!(
+                    "the body would turn at {w:e} rad/s from the previous row, faster than {MAX_ANGULAR_SPEED:e} rad/s"
                 ),
             ));
         }
@@ -249,7 +293,7 @@ mod tests {
             "type = \"keyframes\"\nfile = \"motion.csv\"",
         ];
         for text in ok {
-            assert!(motion(text).check(&at).is_ok(), "{text}");
+            assert!(motion(text).check(&at, [0.0; 3]).is_ok(), "{text}");
         }
         let bad = [
             (
@@ -270,12 +314,36 @@ mod tests {
             ),
             ("type = \"keyframes\"", "body[0].motion"),
             (
+                "type = \"linear\"\nvelocity = [1e9, 0, 0]",
+                "body[0].motion.velocity",
+            ),
+            (
+                "type = \"oscillate\"\naxis = [1, 0, 0]\namplitude = 1e6\nperiod = 1",
+                "body[0].motion.amplitude",
+            ),
+            (
+                "type = \"oscillate\"\naxis = [1e-200, 0, 0]\namplitude = 1\nperiod = 1",
+                "body[0].motion.axis",
+            ),
+            (
+                "type = \"oscillate\"\naxis = [0, 0, 1]\namplitude = 10\nperiod = 1\nrotation = true\npivot = [1e300, 0, 0]",
+                "body[0].motion.pivot",
+            ),
+            (
+                "type = \"keyframes\"\nkeyframes = [[0, 0, 0, 0, 1, 0, 0, 0], [1e-9, 1e3, 0, 0, 1, 0, 0, 0]]",
+                "body[0].motion.keyframes[1]",
+            ),
+            (
+                "type = \"keyframes\"\nkeyframes = [[0, 0, 0, 0, 1, 0, 0, 0], [1e-9, 0, 0, 0, 0, 1, 0, 0]]",
+                "body[0].motion.keyframes[1]",
+            ),
+            (
                 "type = \"keyframes\"\nkeyframes = [[0, 0, 0, 0, 1, 0, 0, 0], [0, 0, 1, 0, 1, 0, 0, 0]]",
                 "body[0].motion.keyframes[1]",
             ),
         ];
         for (text, path) in bad {
-            let e = motion(text).check(&at).unwrap_err();
+            let e = motion(text).check(&at, [0.0; 3]).unwrap_err();
             assert_eq!(e.path.to_string(), path, "{text}: {}", e.problem);
         }
         // A motion with no period is a parse error naming the field.
