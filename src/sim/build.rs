@@ -429,6 +429,14 @@ fn body_of_shape(
         body.set_angular_velocity(DVec3::from_array(spec.angular_velocity));
         if let Some(h) = spec.torque_impulse {
             body.apply_angular_impulse(DVec3::from_array(h));
+            // The spin it gives is held to the scene's limit on angular speed.
+            let w = body.angular_velocity().length();
+            if w.is_nan() || w > scene::limits::MAX_ANGULAR_SPEED {
+                return Err(Error::input(format!(
+                    "torque_impulse: {h:?} N m s spins the body at {w:e} rad/s, faster than {:e} rad/s; fix: give the angular impulse in N m s (the body's inertia times the spin wanted)",
+                    scene::limits::MAX_ANGULAR_SPEED
+                )));
+            }
         }
     }
     if let Some(m) = &spec.motion {
@@ -474,6 +482,14 @@ mod tests {
         // Izz of the 1 x 2 x 3 box is 5/12 * 6 = 2.5: L = 2.5 * 1 + 5.
         assert!((b.state.l - DVec3::new(0.0, 0.0, 7.5)).length() < 1e-12);
         assert!((b.state.q * DVec3::X - DVec3::Y).length() < 1e-12);
+        // An impulse that would spin it past the scene's limit on angular speed is refused,
+        // named, before the body's energy overflows (Izz = 2.5: 1e7 N m s gives 4e6 rad/s).
+        let mut fast = s.clone();
+        fast.torque_impulse = Some([0.0, 0.0, 1e7]);
+        let e = body(&fast, Path::new("."), None).unwrap_err().to_string();
+        assert!(e.contains("torque_impulse") && e.contains("fix"), "{e}");
+        fast.torque_impulse = Some([0.0, 1e300, 0.0]);
+        assert!(body(&fast, Path::new("."), None).is_err());
     }
 
     #[test]
