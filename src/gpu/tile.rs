@@ -95,57 +95,8 @@ mod tests {
         assert_eq!(next, start[cells]);
     }
 
-    #[test]
-    fn tiled_passes_validate_in_one_part_and_two() {
-        use super::super::split::SplitArrays;
-        use super::super::{density, kernel, relaxation, viscosity};
-        use wgpu::naga;
-        let passes = [
-            (
-                "density",
-                density::source(),
-                density::SPLIT,
-                density::ACCESS,
-            ),
-            (
-                "relaxation",
-                relaxation::source(),
-                relaxation::SPLIT,
-                relaxation::ACCESS,
-            ),
-            (
-                "viscosity",
-                viscosity::source(),
-                viscosity::SPLIT,
-                viscosity::ACCESS,
-            ),
-        ];
-        for (name, src, arrays, access) in passes {
-            for two_parts in [false, true] {
-                let split = SplitArrays { arrays, two_parts };
-                let text = kernel::text(&src, true, split, access);
-                let module = naga::front::wgsl::parse_str(&text)
-                    .unwrap_or_else(|e| panic!("{name}: {}", e.emit_to_string(&text)));
-                let info = naga::valid::Validator::new(
-                    naga::valid::ValidationFlags::all(),
-                    naga::valid::Capabilities::empty(),
-                )
-                .validate(&module)
-                .unwrap_or_else(|e| panic!("{name}: {e:?}"));
-                let tiled = module
-                    .entry_points
-                    .iter()
-                    .filter(|e| e.name.starts_with("tiled"))
-                    .count();
-                assert!(tiled >= 1, "{name} has no tiled entry point");
-                assert!(
-                    info.get_entry_point(0)
-                        .available_stages
-                        .contains(naga::valid::ShaderStages::COMPUTE)
-                );
-            }
-        }
-    }
+    // Every tiled pass is validated in one part and two, its bindings against its layout, by
+    // `kernel::tests::every_storage_binding_is_declared_as_its_layout_says`.
 
     #[test]
     fn the_tiles_fit_wgpus_default_limits_and_not_less_workgroup_memory() {
