@@ -17,6 +17,7 @@
 use super::Cells;
 use super::body_grid::BoundaryGrid;
 use super::params::Walls;
+use super::wall_loads::{CHUNK, Masses, WallLoads};
 use crate::boundary::wall_kernel::{WallKernel, plane_distances};
 use glam::Vec3A;
 use rayon::prelude::*;
@@ -205,6 +206,10 @@ impl<G: Cells> BodyImages<'_, G> {
 /// the walls did not push within `h` of a body at all, the liquid beside and under a box that
 /// spans a slab lacked the walls' support that the liquid away from it has, and the box floated
 /// 10 to 12% deep by the weight it displaced; with every ghost pushing there, as deep.
+///
+/// With `loads`, the impulse each wall's ghosts give each slot (its mass times its push over
+/// `dt`, as the displacement enters its velocity) goes to the walls' loads
+/// ([`WallLoads::gather`]); the displacements are the same with or without.
 #[allow(clippy::too_many_arguments)]
 pub fn add_ghost_pressure<G: Cells>(
     pos: &[Vec3A],
@@ -218,26 +223,96 @@ pub fn add_ghost_pressure<G: Cells>(
     sums: &[Vec3A],
     images: BodyImages<'_, G>,
     dx: &mut [Vec3A],
+    loads: Option<(&mut WallLoads, Masses<'_>)>,
 ) {
-    let (dt2, h) = (dt * dt, kernel.h);
+    let dt2 = dt * dt;
+    let ghosts = GhostPush {
+        pos,
+        press,
+        body,
+        walls,
+        kernel,
+        half_spacing,
+        gravity,
+        sums,
+        images,
+    };
     // On a thread of the pool, so that the loop starts from inside it (`liquid`'s `in_pool`).
-    rayon::scope(|_| {
-        dx.par_iter_mut().enumerate().for_each(|(i, d)| {
-            let x = pos[i];
-            if wall_depth(walls, half_spacing, x) >= h {
-                return;
+    rayon::scope(|_| match loads {
+        None => dx.par_iter_mut().enumerate().for_each(|(i, d)| {
+            let mut out = Vec3A::ZERO;
+            if ghosts.at(i, |_, f| out += f) {
+                *d += out * dt2;
             }
-            let [num, den, moment] = sums[i].to_array();
-            let (pw, p) = (num / den, press[i]);
-            *d += if body[i] > 0.0 {
-                let shut = images.films(walls, half_spacing, x, 2.0 * half_spacing);
-                let liquid = |m: Vec3A| images.liquid_at(x + m);
-                kernel.push_where(walls, half_spacing, x, p, pw, moment, gravity, shut, liquid)
-            } else {
-                kernel.push(walls, half_spacing, x, p, pw, moment, gravity)
-            } * dt2;
-        })
+        }),
+        Some((loads, masses)) => loads.gather(dx.par_chunks_mut(CHUNK), |first, ds, sink| {
+            for (k, d) in ds.iter_mut().enumerate() {
+                let i = first + k;
+                let (mut out, mut per_wall) = (Vec3A::ZERO, [Vec3A::ZERO; 6]);
+                let pushed = ghosts.at(i, |w, f| {
+                    out += f;
+                    per_wall[w] += f;
+                });
+                if pushed {
+                    *d += out * dt2;
+                    let scale = masses.of(i) * dt;
+                    for (w, f) in per_wall.iter().enumerate() {
+                        if *f != Vec3A::ZERO {
+                            sink.add(w, pos[i], *f * scale);
+                        }
+                    }
+                }
+            }
+        }),
     });
+}
+
+/// What the walls' push of [`add_ghost_pressure`] reads.
+struct GhostPush<'a, G: Cells> {
+    pos: &'a [Vec3A],
+    press: &'a [[f32; 2]],
+    body: &'a [f32],
+    walls: &'a Walls,
+    kernel: &'a WallKernel,
+    half_spacing: f32,
+    gravity: Vec3A,
+    sums: &'a [Vec3A],
+    images: BodyImages<'a, G>,
+}
+
+impl<G: Cells> GhostPush<'_, G> {
+    /// Slot `i`'s push per dt^2, ghost by ghost into `each(w, push)` (`w` the ghost's wall);
+    /// false for a slot beyond the walls' reach.
+    #[inline]
+    fn at(&self, i: usize, each: impl FnMut(usize, Vec3A)) -> bool {
+        let (walls, hs) = (self.walls, self.half_spacing);
+        let x = self.pos[i];
+        if wall_depth(walls, hs, x) >= self.kernel.h {
+            return false;
+        }
+        let [num, den, moment] = self.sums[i].to_array();
+        let (pw, p) = (num / den, self.press[i]);
+        let k = self.kernel;
+        if self.body[i] > 0.0 {
+            let shut = self.images.films(walls, hs, x, 2.0 * hs);
+            let liquid = |m: Vec3A| self.images.liquid_at(x + m);
+            k.push_each(
+                walls,
+                hs,
+                x,
+                p,
+                pw,
+                moment,
+                self.gravity,
+                shut,
+                liquid,
+                each,
+            );
+        } else {
+            k.push_each(walls, hs, x, p, pw, moment, self.gravity, 0, |_| true, each);
+        }
+        true
+    }
 }
 
 #[cfg(test)]

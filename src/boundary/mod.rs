@@ -15,6 +15,7 @@ pub mod liquid_terms;
 pub mod params;
 pub mod wall_friction;
 pub mod wall_kernel;
+pub mod wall_loads;
 pub mod walls;
 
 pub use bodies::BodyBoundary;
@@ -23,6 +24,7 @@ pub use liquid_terms::{BodyImages, WallPairs, add_boundary_sums, add_ghost_press
 pub use params::{BoundaryParams, Walls};
 pub use wall_friction::apply_wall_friction;
 pub use wall_kernel::WallKernel;
+pub use wall_loads::{Masses, WallLoads};
 pub use walls::apply_walls_to_velocity;
 
 use glam::Vec3A;
@@ -45,5 +47,10 @@ pub trait Cells: Sync {
 /// The liquid's particles as the walls move them.
 pub trait Motion {
     /// Positions (m), velocities (m/s) and previous positions (m), one entry per slot.
-    fn motion(&mut self) -> (&mut [Vec3A], &mut [Vec3A], &mut [Vec3A]);
+    fn motion(&mut self) -> (&mut [Vec3A], &mut [Vec3A], &mut [Vec3A]) {
+        let (pos, vel, prev, _) = self.motion_and_phase();
+        (pos, vel, prev)
+    }
+    /// [`Motion::motion`] and each slot's phase (liquid block).
+    fn motion_and_phase(&mut self) -> (&mut [Vec3A], &mut [Vec3A], &mut [Vec3A], &[u32]);
 }

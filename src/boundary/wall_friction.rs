@@ -5,6 +5,7 @@
 //! shaders/gpu/velocity.wgsl).
 use super::Motion;
 use super::params::Walls;
+use super::wall_loads::{CHUNK, Masses, WallLoads};
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -37,16 +38,35 @@ pub fn has_friction(walls: Option<&Walls>) -> bool {
 /// towards rest and never reverses it). The velocity normal to a wall is untouched.
 #[inline]
 pub fn slow(walls: &Walls, x: Vec3A, v: Vec3A, dt: f32) -> Vec3A {
+    slow_each(walls, x, v, dt, |_, _| {})
+}
+
+/// [`slow`], with `each(w, dv)` for each wall `w` (x lo, x hi, y lo, y hi, z lo, z hi) within
+/// reach: its share of the velocity change, each axis's change shared among the walls in
+/// proportion to the rates they add to it.
+#[inline]
+pub fn slow_each(
+    walls: &Walls,
+    x: Vec3A,
+    v: Vec3A,
+    dt: f32,
+    mut each: impl FnMut(usize, Vec3A),
+) -> Vec3A {
     let near = (x - walls.lo).min(walls.hi - x).min_element() < walls.drag_reach;
     if !near {
         return v;
     }
     let reach = walls.drag_reach;
     let mut rate = Vec3A::ZERO;
+    let mut wall_rate = [0.0f32; 6];
     for a in 0..3 {
-        for d in [x[a] - walls.lo[a], walls.hi[a] - x[a]] {
+        for (side, d) in [x[a] - walls.lo[a], walls.hi[a] - x[a]]
+            .into_iter()
+            .enumerate()
+        {
             if d < reach {
                 let r = walls.drag * weight(d, reach);
+                wall_rate[2 * a + side] = r;
                 for b in 0..3 {
                     if b != a {
                         rate[b] += r;
@@ -55,15 +75,46 @@ pub fn slow(walls: &Walls, x: Vec3A, v: Vec3A, dt: f32) -> Vec3A {
             }
         }
     }
-    v / (Vec3A::ONE + rate * dt)
+    let out = v / (Vec3A::ONE + rate * dt);
+    let dv = out - v;
+    for (w, &r) in wall_rate.iter().enumerate() {
+        if r > 0.0 {
+            let mut share = Vec3A::ZERO;
+            for b in 0..3 {
+                if b != w / 2 && rate[b] > 0.0 {
+                    share[b] = dv[b] * (r / rate[b]);
+                }
+            }
+            each(w, share);
+        }
+    }
+    out
 }
 
-/// Slow every particle within reach of a wall by the walls' viscous friction over `dt`.
-pub fn apply_wall_friction(p: &mut impl Motion, walls: &Walls, dt: f32) {
-    let (pos, vel, _) = p.motion();
-    vel.par_iter_mut()
-        .zip(pos.par_iter())
-        .for_each(|(v, x)| *v = slow(walls, *x, *v, dt));
+/// Slow every particle within reach of a wall by the walls' viscous friction over `dt`. With
+/// `loads`, each wall's impulse on each particle (its mass times its share of the velocity
+/// change; `mass` per phase, kg) goes to the walls' loads.
+pub fn apply_wall_friction(
+    p: &mut impl Motion,
+    walls: &Walls,
+    dt: f32,
+    loads: Option<(&mut WallLoads, &[f32])>,
+) {
+    let (pos, vel, _, phase) = p.motion_and_phase();
+    let Some((loads, mass)) = loads else {
+        vel.par_iter_mut()
+            .zip(pos.par_iter())
+            .for_each(|(v, x)| *v = slow(walls, *x, *v, dt));
+        return;
+    };
+    let masses = Masses { phase, mass };
+    let chunks = vel.par_chunks_mut(CHUNK).zip(pos.par_chunks(CHUNK));
+    loads.gather(chunks, |first, (vs, xs), sink| {
+        for (k, (v, x)) in vs.iter_mut().zip(xs).enumerate() {
+            let m = masses.of(first + k);
+            *v = slow_each(walls, *x, *v, dt, |w, dv| sink.add(w, *x, dv * m));
+        }
+    });
 }
 
 #[cfg(test)]

@@ -150,6 +150,19 @@ impl WallKernel {
         x: Vec3A,
         mut f: impl FnMut(Vec3A, f32, f32),
     ) {
+        self.for_each_wall_ghost(walls, half_spacing, x, |_, r, len, q| f(r, len, q));
+    }
+
+    /// [`WallKernel::for_each_ghost`] with the wall whose lattice each ghost belongs to,
+    /// `f(w, r, |r|, 1 - |r|/h)` (walls in the order of [`plane_distances`]).
+    #[inline]
+    pub fn for_each_wall_ghost(
+        &self,
+        walls: &Walls,
+        half_spacing: f32,
+        x: Vec3A,
+        mut f: impl FnMut(usize, Vec3A, f32, f32),
+    ) {
         let (h, d) = (self.h, self.spacing);
         let y = plane_distances(walls, half_spacing, x);
         let beyond = |e: usize, r: Vec3A| beyond_plane(&y, e, r);
@@ -198,7 +211,7 @@ impl WallKernel {
                             && (earlier == 0
                                 || !(0..w).any(|e| earlier & (1 << e) != 0 && beyond(e, r)))
                         {
-                            f(r, len, q);
+                            f(w, r, len, q);
                         }
                     }
                 }
@@ -279,6 +292,40 @@ impl WallKernel {
         shut: u32,
         liquid: impl Fn(Vec3A) -> bool,
     ) -> Vec3A {
+        let mut out = Vec3A::ZERO;
+        self.push_each(
+            walls,
+            half_spacing,
+            x,
+            press,
+            wall_press,
+            liquid_moment,
+            gravity,
+            shut,
+            liquid,
+            |_, push| out += push,
+        );
+        out
+    }
+
+    /// [`WallKernel::push_where`] ghost by ghost: `each(w, push)` for every kept ghost, in
+    /// order, with the wall `w` whose lattice it belongs to (what the walls' loads add up per
+    /// wall); the pushes add up to [`WallKernel::push_where`]'s, bit for bit.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn push_each(
+        &self,
+        walls: &Walls,
+        half_spacing: f32,
+        x: Vec3A,
+        press: [f32; 2],
+        wall_press: f32,
+        liquid_moment: f32,
+        gravity: Vec3A,
+        shut: u32,
+        liquid: impl Fn(Vec3A) -> bool,
+        mut each: impl FnMut(usize, Vec3A),
+    ) {
         let grad = gravity * self.grad;
         let y = plane_distances(walls, half_spacing, x);
         let kept_ghost = |r: Vec3A| {
@@ -287,17 +334,17 @@ impl WallKernel {
         };
         // The ghosts of the first walk, kept on the stack for the second (the share needs
         // all of them first); a particle with more walks them twice.
-        let mut kept = [(Vec3A::ZERO, 0.0f32, 0.0f32); PUSH_GHOSTS];
+        let mut kept = [(0usize, Vec3A::ZERO, 0.0f32, 0.0f32); PUSH_GHOSTS];
         let mut count = 0usize;
         let mut ghost_moment = 0.0f32;
-        self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
+        self.for_each_wall_ghost(walls, half_spacing, x, |w, r, len, q| {
             if !kept_ghost(r) {
                 return;
             }
             let g = grad.dot(r);
             ghost_moment += q * g * g / len;
             if count < PUSH_GHOSTS {
-                kept[count] = (r, len, q);
+                kept[count] = (w, r, len, q);
             }
             count += 1;
         });
@@ -306,23 +353,24 @@ impl WallKernel {
             liquid_moment,
             ghost_moment,
         );
-        let mut out = Vec3A::ZERO;
-        let mut add = |r: Vec3A, len: f32, q: f32| {
+        let mut add = |w: usize, r: Vec3A, len: f32, q: f32| {
             let pg = (wall_press + s * grad.dot(r)).max(0.0);
-            out -= r * ((0.5 * (press[0] + pg) * q + press[1] * q * q) / len);
+            each(
+                w,
+                -(r * ((0.5 * (press[0] + pg) * q + press[1] * q * q) / len)),
+            );
         };
         if count <= PUSH_GHOSTS {
-            for &(r, len, q) in &kept[..count] {
-                add(r, len, q);
+            for &(w, r, len, q) in &kept[..count] {
+                add(w, r, len, q);
             }
         } else {
-            self.for_each_ghost(walls, half_spacing, x, |r, len, q| {
+            self.for_each_wall_ghost(walls, half_spacing, x, |w, r, len, q| {
                 if kept_ghost(r) {
-                    add(r, len, q)
+                    add(w, r, len, q)
                 }
             });
         }
-        out
     }
 
     /// The sums of all six walls at position `x`. `walls.lo`/`hi` are the planes that particle

@@ -2,6 +2,7 @@
 //! velocity the step will report, with restitution and Coulomb friction.
 use super::Motion;
 use super::params::Walls;
+use super::wall_loads::{CHUNK, Masses, WallLoads};
 use glam::Vec3A;
 use rayon::prelude::*;
 
@@ -9,10 +10,22 @@ use rayon::prelude::*;
 /// and `v` becomes the post-collision velocity. Returns whether the particle was outside.
 #[inline]
 pub fn collide_velocity(walls: &Walls, x: &mut Vec3A, v: &mut Vec3A) -> bool {
+    collide_each(walls, x, v, |_, _| {})
+}
+
+/// [`collide_velocity`], with `hit(w, dv)` for each wall `w` (x lo, x hi, y lo, y hi, z lo,
+/// z hi) that changed the velocity, by `dv`.
+#[inline]
+pub fn collide_each(
+    walls: &Walls,
+    x: &mut Vec3A,
+    v: &mut Vec3A,
+    hit: impl FnMut(usize, Vec3A),
+) -> bool {
     if is_inside(walls, *x) {
         return false;
     }
-    reflect(walls, x, v);
+    reflect(walls, x, v, hit);
     true
 }
 
@@ -22,17 +35,19 @@ fn is_inside(walls: &Walls, x: Vec3A) -> bool {
 }
 
 /// Project `x` onto the walls it lies beyond and take the normal part of `v` into each of
-/// them with restitution, the tangential part with Coulomb friction.
+/// them with restitution, the tangential part with Coulomb friction; `hit(w, dv)` for each
+/// wall that changed `v`.
 #[inline]
-fn reflect(walls: &Walls, x: &mut Vec3A, v: &mut Vec3A) {
+fn reflect(walls: &Walls, x: &mut Vec3A, v: &mut Vec3A, mut hit: impl FnMut(usize, Vec3A)) {
     for a in 0..3 {
-        let (wall, sign) = if x[a] < walls.lo[a] {
-            (walls.lo[a], 1.0)
+        let (wall, sign, w) = if x[a] < walls.lo[a] {
+            (walls.lo[a], 1.0, 2 * a)
         } else if x[a] > walls.hi[a] {
-            (walls.hi[a], -1.0)
+            (walls.hi[a], -1.0, 2 * a + 1)
         } else {
             continue;
         };
+        let before = *v;
         x[a] = wall;
         let vn = v[a] * sign; // < 0 when moving into the wall
         if vn < 0.0 {
@@ -51,6 +66,7 @@ fn reflect(walls: &Walls, x: &mut Vec3A, v: &mut Vec3A) {
                     }
                 }
             }
+            hit(w, *v - before);
         }
     }
 }
@@ -58,15 +74,45 @@ fn reflect(walls: &Walls, x: &mut Vec3A, v: &mut Vec3A) {
 /// Resolve every particle against the walls from the step's velocities (the CPU step's): the
 /// velocities become the post-collision ones, and `prev` of a particle that collided moves so
 /// that `(x - prev)/dt` is its velocity. (The GPU's walls pass does the same on its step's
-/// velocity.)
-pub fn apply_walls_to_velocity(p: &mut impl Motion, walls: &Walls, dt: f32) {
-    let (pos, vel, prev) = p.motion();
-    pos.par_iter_mut()
-        .zip(vel.par_iter_mut())
-        .zip(prev.par_iter_mut())
-        .for_each(|((x, v), prev)| {
-            if collide_velocity(walls, x, v) {
+/// velocity.) With `loads`, each wall's impulse on each particle (its mass times the velocity
+/// change; `mass` per phase, kg) goes to the walls' loads, at the particle's place on the wall.
+pub fn apply_walls_to_velocity(
+    p: &mut impl Motion,
+    walls: &Walls,
+    dt: f32,
+    loads: Option<(&mut WallLoads, &[f32])>,
+) {
+    let (pos, vel, prev, phase) = p.motion_and_phase();
+    let Some((loads, mass)) = loads else {
+        pos.par_iter_mut()
+            .zip(vel.par_iter_mut())
+            .zip(prev.par_iter_mut())
+            .for_each(|((x, v), prev)| {
+                if collide_velocity(walls, x, v) {
+                    *prev = *x - *v * dt;
+                }
+            });
+        return;
+    };
+    let masses = Masses { phase, mass };
+    let chunks = pos
+        .par_chunks_mut(CHUNK)
+        .zip(vel.par_chunks_mut(CHUNK))
+        .zip(prev.par_chunks_mut(CHUNK));
+    loads.gather(chunks, |first, ((xs, vs), prevs), sink| {
+        for (k, ((x, v), prev)) in xs.iter_mut().zip(vs).zip(prevs).enumerate() {
+            let m = masses.of(first + k);
+            let mut hits = [(0usize, Vec3A::ZERO); 3];
+            let mut n = 0;
+            if collide_each(walls, x, v, |w, dv| {
+                hits[n] = (w, dv);
+                n += 1;
+            }) {
                 *prev = *x - *v * dt;
+                for &(w, dv) in &hits[..n] {
+                    sink.add(w, *x, dv * m);
+                }
             }
-        });
+        }
+    });
 }

@@ -68,6 +68,10 @@ pub struct AssembleBuffers {
     state: Vec<(bool, bool)>,
     /// Per body, the box its surface spans, once a contact next to a wall needs it.
     spans: gap::Spans,
+    /// Per liquid row (the problem's first rows, in order): its body and the momentum and
+    /// angular momentum (about the centre of mass) a unit impulse of the row gives that body,
+    /// dynamic or not (what [`apply`] adds up as the liquid's load on it).
+    load_terms: Vec<(u32, [f64; 6])>,
 }
 
 /// What goes into one step's problem besides the bodies.
@@ -124,6 +128,7 @@ pub fn assemble(
     prob.particle_inv_mass.clear();
     prob.rows.clear();
     slots.clear();
+    buf.load_terms.clear();
     let mut bounced = 0;
     // Each particle's term: numbered in order of its slot's first contact.
     buf.slot_list.clear();
@@ -225,6 +230,8 @@ pub fn assemble(
             buf.wedged.push((normal_row, lc.body, lc.point, lc.normal));
         }
         prob.rows.push(row);
+        buf.load_terms
+            .push((lc.body, j_row(lc.normal, r, -covered)));
         if c.liquid_friction > 0.0 {
             let (t1, t2) = lc.normal.any_orthonormal_pair();
             for d in [t1, t2] {
@@ -234,11 +241,13 @@ pub fn assemble(
                     c.liquid_friction,
                 );
                 prob.rows.push(with_body(row, d));
+                buf.load_terms.push((lc.body, j_row(d, r, -covered)));
             }
         }
     }
     drop_inner_wedged_rows(
         &mut prob.rows,
+        &mut buf.load_terms,
         &mut buf.wedged,
         &mut buf.patch,
         &mut buf.state,
@@ -290,6 +299,8 @@ pub fn assemble(
 
 /// Apply the impulses `z` of `prob` to the bodies (momentum changes `z J`) and give the liquid
 /// particles' velocity changes `z n / m` in `out` (cleared first), one per slot of `slots`.
+/// Adds the liquid rows' impulse and angular impulse on each body, dynamic or not, to `loads`
+/// (one entry per body).
 pub fn apply(
     bodies: &mut [RigidBody],
     prob: &StructuredProblem,
@@ -297,7 +308,13 @@ pub fn apply(
     z: &[f64],
     buf: &mut AssembleBuffers,
     out: &mut Vec<(u32, DVec3)>,
+    loads: &mut [(DVec3, DVec3)],
 ) {
+    for (&(b, j), &zi) in buf.load_terms.iter().zip(z) {
+        let load = &mut loads[b as usize];
+        load.0 += DVec3::new(j[0], j[1], j[2]) * zi;
+        load.1 += DVec3::new(j[3], j[4], j[5]) * zi;
+    }
     let dyn_bodies = &mut buf.dyn_bodies;
     dyn_bodies.clear();
     dyn_bodies.extend((0..bodies.len()).filter(|&b| bodies[b].dynamic));

@@ -88,6 +88,10 @@ pub struct Coupler {
     /// Joints between the bodies: their rows join the contacts' in every solve, and bodies
     /// they link do not collide with each other.
     pub joints: Vec<Joint>,
+    /// Per body, the impulse (N s) and the angular impulse about its centre of mass (N m s)
+    /// that the liquid gave it in the last step, dynamic, static and kinematic bodies alike:
+    /// its contact impulses and its films' pressure.
+    pub loads: Vec<(DVec3, DVec3)>,
     /// The step's buffers, kept between steps.
     buf: StepBuffers,
 }
@@ -136,6 +140,8 @@ struct LcpBuffers {
     joints: joints::JointBuffers,
     /// The last solution of a dense solver (Dantzig, Lemke).
     dense: Option<lcp::Solution>,
+    /// Per body, the liquid's impulse and angular impulse of the solution applied.
+    loads: Vec<(DVec3, DVec3)>,
 }
 
 impl Coupler {
@@ -157,6 +163,7 @@ impl Coupler {
             fallback: None,
             unsolved: None,
             joints: Vec::new(),
+            loads: Vec::new(),
             buf: StepBuffers::default(),
         }
     }
@@ -269,6 +276,8 @@ impl Coupler {
             p if self.film_pressure && p.boundary.walls.is_some() => film::reach(p),
             _ => 0.0,
         };
+        self.loads.clear();
+        self.loads.resize(bodies.len(), (DVec3::ZERO, DVec3::ZERO));
         times.time(Phase::Contacts, || {
             touches(
                 &self.index,
@@ -293,14 +302,24 @@ impl Coupler {
                     &mut buf.film_impulses,
                 )
             });
-            for (body, &(j, l)) in bodies.iter_mut().zip(&buf.film_impulses) {
+            for ((body, &(j, l)), load) in bodies
+                .iter_mut()
+                .zip(&buf.film_impulses)
+                .zip(&mut self.loads)
+            {
                 if body.dynamic {
                     body.state.p += j;
                     body.state.l += l;
                 }
+                load.0 += j;
+                load.1 += l;
             }
         }
         self.solve(buf, liquid.params(), bodies, gravity, dt, times)?;
+        for (load, &(j, l)) in self.loads.iter_mut().zip(&buf.lcp.loads) {
+            load.0 += j;
+            load.1 += l;
+        }
         self.report.films = films;
         times.time(Phase::Bodies, || {
             buf.to_liquid.clear();
@@ -415,6 +434,8 @@ impl Coupler {
         self.unsolved = None;
         let (liquid, solid, touched) = (&buf.liquid, &buf.solid, &buf.touched);
         let lcp = &mut buf.lcp;
+        lcp.loads.clear();
+        lcp.loads.resize(bodies.len(), (DVec3::ZERO, DVec3::ZERO));
         // The joints travel with the contacts (their hinges clamp bodies, their rows join the
         // problem); taken out of `self` for the solve, a move, and put back after it.
         let joint_list = std::mem::take(&mut self.joints);
@@ -430,21 +451,22 @@ impl Coupler {
             joints: &joint_list,
         };
         let pen = self.penalty;
-        let penalty = |bodies: &mut [RigidBody], times: &mut PhaseTimes| {
-            times.time(Phase::Lcp, || {
-                apply_penalty(&pen, bodies, liquid, solid, dt)
-            })
+        let penalty = |bodies: &mut [RigidBody], times: &mut PhaseTimes, lcp: &mut LcpBuffers| {
+            lcp.loads.fill((DVec3::ZERO, DVec3::ZERO));
+            lcp.dv = times.time(Phase::Lcp, || {
+                apply_penalty(&pen, bodies, liquid, solid, dt, &mut lcp.loads)
+            });
         };
         let solved = match self.method {
             CouplingMethod::Penalty => {
-                lcp.dv = penalty(bodies, times);
+                penalty(bodies, times, lcp);
                 Ok(())
             }
             CouplingMethod::Lcp => match self.solve_lcp(bodies, &contacts, dt, times, lcp) {
                 Err(e) if self.on_failure == OnLcpFailure::Penalty => match self.failure.take() {
                     Some(failure) => {
                         self.fallback = Some(failure);
-                        lcp.dv = penalty(bodies, times);
+                        penalty(bodies, times, lcp);
                         Ok(())
                     }
                     None => Err(e),
@@ -517,6 +539,8 @@ impl Coupler {
         times: &mut PhaseTimes,
         lcp: &mut LcpBuffers,
     ) -> Result<()> {
+        // A retry without bounce replaces the first solve's loads with its own.
+        lcp.loads.fill((DVec3::ZERO, DVec3::ZERO));
         let bounced = times.time(Phase::Assemble, || {
             assemble(
                 bodies,
@@ -601,6 +625,7 @@ impl Coupler {
                 &sol.z,
                 &mut lcp.assemble,
                 &mut lcp.dv,
+                &mut lcp.loads,
             )
         });
         Ok(())

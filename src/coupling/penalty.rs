@@ -72,12 +72,14 @@ fn contact_impulse(
 
 /// Apply the penalty impulses of one step: to the bodies directly, and to the liquid as
 /// velocity changes returned per touching slot (summed over the bodies a particle touches).
+/// The liquid's impulse and angular impulse on each body (dynamic or not) are added to `loads`.
 pub fn apply_penalty(
     params: &PenaltyParams,
     bodies: &mut [RigidBody],
     liquid: &[LiquidTouch],
     solid: &[BodyContact],
     dt: f64,
+    loads: &mut [(DVec3, DVec3)],
 ) -> Vec<(u32, DVec3)> {
     let mut dv: Vec<(u32, DVec3)> = Vec::with_capacity(liquid.len());
     for t in liquid {
@@ -100,7 +102,11 @@ pub fn apply_penalty(
         if j == DVec3::ZERO {
             continue;
         }
+        let r = c.point - body.state.x;
         bodies[c.body as usize].apply_impulse(-j, c.point);
+        let load = &mut loads[c.body as usize];
+        load.0 -= j;
+        load.1 -= r.cross(j);
         dv.push((c.slot, j * t.inv_mass));
     }
     for c in solid {

@@ -154,8 +154,11 @@ const WEDGED_PLANE_COS: f64 = 0.9994;
 /// body; the dropped rows would only add linearly dependent rows. A box on a film over the
 /// floor had 80 such rows, on which block pivoting cycled and the dense fallback found the
 /// problem singular. Only without liquid friction (no friction rows refer to the normal rows).
-pub fn drop_inner_wedged_rows(
+/// The entries of `beside` (kept alongside the rows, one per row from the first) at the
+/// dropped rows go too.
+pub fn drop_inner_wedged_rows<T>(
     rows: &mut Vec<StructuredRow>,
+    beside: &mut Vec<T>,
     wedged: &mut Vec<(usize, u32, DVec3, DVec3)>,
     patch: &mut Vec<(DVec3, f64)>,
     state: &mut Vec<(bool, bool)>,
@@ -181,22 +184,31 @@ pub fn drop_inner_wedged_rows(
         reduce_patch_each(patch, normal, |(_, k)| state[k as usize].1 = true);
     }
     // The rows to drop, in row order (`wedged` is in row order).
-    let mut drop = wedged
-        .iter()
-        .zip(state.iter())
-        .filter(|(_, s)| !s.1)
-        .map(|(w, _)| w.0)
-        .peekable();
-    let mut row = 0;
-    rows.retain(|_| {
-        let keep = drop.peek() != Some(&row);
+    let dropped = || {
+        wedged
+            .iter()
+            .zip(state.iter())
+            .filter(|(_, s)| !s.1)
+            .map(|(w, _)| w.0)
+            .peekable()
+    };
+    retain_but(rows, dropped());
+    retain_but(beside, dropped());
+    wedged.clear();
+}
+
+/// Remove the entries of `v` at the ascending indices `drop` (those beyond its end are
+/// ignored).
+fn retain_but<T>(v: &mut Vec<T>, mut drop: std::iter::Peekable<impl Iterator<Item = usize>>) {
+    let mut i = 0;
+    v.retain(|_| {
+        let keep = drop.peek() != Some(&i);
         if !keep {
             drop.next();
         }
-        row += 1;
+        i += 1;
         keep
     });
-    wedged.clear();
 }
 
 #[cfg(test)]

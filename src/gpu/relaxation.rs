@@ -117,7 +117,9 @@ pub fn cpu_twin(
             inside: 0.5 * params.rho0,
             h: params.h,
         };
-        boundary::add_ghost_pressure(pos, press, body, w, &k, hs, g, dt, &sums, images, &mut dx);
+        boundary::add_ghost_pressure(
+            pos, press, body, w, &k, hs, g, dt, &sums, images, &mut dx, None,
+        );
     }
     let (mut out, mut v) = (pos.to_vec(), vel.to_vec());
     step::displace(&mut out, &mut v, &dx, 1.0 / dt);

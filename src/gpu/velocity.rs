@@ -74,5 +74,5 @@ pub fn cpu_twin_update(p: &mut Particles, step_vel: &[Vec3A], dt: f32) {
 
 /// CPU twin of `wall_friction`: the CPU step's viscous friction of the walls.
 pub fn cpu_twin_wall_friction(p: &mut Particles, walls: &Walls, dt: f32) {
-    wall_friction::apply_wall_friction(p, walls, dt);
+    wall_friction::apply_wall_friction(p, walls, dt, None);
 }

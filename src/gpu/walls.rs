@@ -57,5 +57,5 @@ impl WallsPass {
 /// CPU twin: the CPU step's wall collisions on the step's velocities `p.vel` (which the GPU
 /// keeps in the start-of-step buffer during a step).
 pub fn cpu_twin(p: &mut Particles, w: &Walls, dt: f32) {
-    walls::apply_walls_to_velocity(p, w, dt);
+    walls::apply_walls_to_velocity(p, w, dt, None);
 }

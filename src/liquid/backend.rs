@@ -158,4 +158,12 @@ pub trait Liquid: std::fmt::Debug + Send {
     fn device(&self) -> Option<DeviceReport> {
         None
     }
+
+    /// Per container wall (x lo, x hi, y lo, y hi, z lo, z hi), the liquid's impulse on it
+    /// (N s) and angular impulse about the wall's centre (N m s) in the last step: what its
+    /// ghosts' push, its collisions and its viscous friction gave the particles, reversed.
+    /// `None` without walls, or on a backend that does not gather them.
+    fn wall_impulses(&self) -> Option<[(glam::DVec3, glam::DVec3); 6]> {
+        None
+    }
 }

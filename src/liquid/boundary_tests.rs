@@ -4,7 +4,8 @@ use super::grid::Grid;
 use super::particles::Particles;
 use crate::boundary::wall_kernel::lattice_kernel_sums;
 use crate::boundary::{
-    BodyImages, BoundaryGrid, BoundaryParticles, WallKernel, WallPairs, Walls, add_ghost_pressure,
+    BodyImages, BoundaryGrid, BoundaryParticles, Masses, WallKernel, WallLoads, WallPairs, Walls,
+    add_ghost_pressure,
 };
 use glam::Vec3A;
 
@@ -120,7 +121,37 @@ fn near_a_body_the_walls_push_with_the_ghosts_that_stand_for_liquid() {
     let sums: Vec<Vec3A> = press.iter().map(|&pr| WallPairs::own(pr)).collect();
     let mut dx = vec![Vec3A::ZERO; n];
     add_ghost_pressure(
-        &p.pos, &press, &body, &walls, &k, 0.005, g, 1e-3, &sums, images, &mut dx,
+        &p.pos, &press, &body, &walls, &k, 0.005, g, 1e-3, &sums, images, &mut dx, None,
+    );
+    // Gathering the walls' loads changes no displacement, and the loads are the opposite of
+    // the momentum the pushes give the particles (mass 0.2 kg each, `dx / dt` each).
+    let mut loads = WallLoads::new(&walls, 0.0025);
+    let mut dx_loaded = vec![Vec3A::ZERO; n];
+    let phase = vec![0u32; n];
+    let masses = Masses {
+        phase: &phase,
+        mass: &[0.2],
+    };
+    add_ghost_pressure(
+        &p.pos,
+        &press,
+        &body,
+        &walls,
+        &k,
+        0.005,
+        g,
+        1e-3,
+        &sums,
+        images,
+        &mut dx_loaded,
+        Some((&mut loads, masses)),
+    );
+    assert_eq!(dx_loaded, dx);
+    let total: glam::DVec3 = loads.impulses().iter().map(|l| l.0).sum();
+    let momentum: glam::DVec3 = dx.iter().map(|d| d.as_dvec3() * 0.2 / 1e-3).sum();
+    assert!(
+        (total + momentum).length() <= 1e-6 * momentum.length(),
+        "walls' loads {total} against the pushes' momentum {momentum}"
     );
     let dt2 = 1e-3f32 * 1e-3;
     let all = |x: Vec3A| k.push(&walls, 0.005, x, [50.0, 5.0], 50.0, 0.0, g) * dt2;

@@ -152,6 +152,10 @@ impl CpuLiquid {
 }
 
 impl Liquid for CpuLiquid {
+    fn wall_impulses(&self) -> Option<[(glam::DVec3, glam::DVec3); 6]> {
+        self.solver.wall_impulses()
+    }
+
     fn params(&self) -> &LiquidParams {
         &self.solver.params
     }

@@ -187,7 +187,7 @@ impl Particles {
 }
 
 impl crate::boundary::Motion for Particles {
-    fn motion(&mut self) -> (&mut [Vec3A], &mut [Vec3A], &mut [Vec3A]) {
-        (&mut self.pos, &mut self.vel, &mut self.prev)
+    fn motion_and_phase(&mut self) -> (&mut [Vec3A], &mut [Vec3A], &mut [Vec3A], &[u32]) {
+        (&mut self.pos, &mut self.vel, &mut self.prev, &self.phase)
     }
 }

@@ -9,7 +9,8 @@ use super::relaxation::{self, RelaxationBuffers};
 use super::viscosity;
 use crate::Result;
 use crate::boundary::{
-    self, BodyImages, BoundaryGrid, BoundaryParticles, WallKernel, WallPairs, wall_friction, walls,
+    self, BodyImages, BoundaryGrid, BoundaryParticles, WallKernel, WallLoads, WallPairs,
+    wall_friction, walls,
 };
 use crate::timing::{Phase, PhaseTimes};
 use glam::Vec3A;
@@ -28,6 +29,10 @@ pub struct LiquidSolver {
     pub boundary: BoundaryParticles,
     boundary_grid: BoundaryGrid,
     wall_kernel: Option<WallKernel>,
+    /// The liquid's loads on the walls in the last step (with walls).
+    wall_loads: Option<WallLoads>,
+    /// Per phase, a particle's mass, kg.
+    masses: Vec<f32>,
     buffers: RelaxationBuffers,
     dv: Vec<Vec3A>,
 }
@@ -41,16 +46,29 @@ impl LiquidSolver {
             .walls
             .as_ref()
             .map(|_| WallKernel::new(params.spacing, params.h));
+        let wall_loads = params
+            .boundary
+            .walls
+            .as_ref()
+            .map(|w| WallLoads::new(w, params.spacing / 2.0));
         LiquidSolver {
+            masses: params.phases.iter().map(|p| p.mass).collect(),
             params,
             grid,
             lists: NeighbourLists::default(),
             boundary: BoundaryParticles::default(),
             boundary_grid: BoundaryGrid::default(),
             wall_kernel,
+            wall_loads,
             buffers: RelaxationBuffers::default(),
             dv: Vec::new(),
         }
+    }
+
+    /// Per wall (x lo, x hi, y lo, y hi, z lo, z hi), the liquid's impulse on it (N s) and its
+    /// angular impulse about the wall's centre (N m s) in the last step; `None` without walls.
+    pub fn wall_impulses(&self) -> Option<[(glam::DVec3, glam::DVec3); 6]> {
+        self.wall_loads.as_ref().map(WallLoads::impulses)
     }
 
     /// Sort the particles into the grid and gather their neighbour lists (and bin the body
@@ -151,13 +169,17 @@ impl LiquidSolver {
             self.rebuild_timed(p, times)?;
         }
         let g = self.params.gravity * dt;
+        if let Some(l) = self.wall_loads.as_mut() {
+            l.clear();
+        }
         times.time(Phase::Integrate, || {
             p.vel.par_iter_mut().for_each(|v| *v += g)
         });
         times.time(Phase::Viscosity, || {
             viscosity::apply_viscosity(p, &self.lists, &self.params, dt, &mut self.dv);
             if let Some(w) = self.params.boundary.walls.as_ref().filter(|w| w.drag > 0.0) {
-                wall_friction::apply_wall_friction(p, w, dt);
+                let loads = self.wall_loads.as_mut().map(|l| (l, &self.masses[..]));
+                wall_friction::apply_wall_friction(p, w, dt, loads);
             }
         });
         times.time(Phase::Integrate, || {
@@ -206,16 +228,23 @@ impl LiquidSolver {
                         inside: 0.5 * params.rho0,
                         h: params.h,
                     };
+                    let masses = boundary::Masses {
+                        phase: &p.phase,
+                        mass: &self.masses,
+                    };
+                    let loads = self.wall_loads.as_mut().map(|l| (l, masses));
                     boundary::add_ghost_pressure(
                         &p.pos, &b.press, &b.body, w, k, hs, g, dt, &b.pairs, images, &mut b.dx,
+                        loads,
                     );
                 }
                 displace(&mut p.pos, &mut p.vel, &b.dx, inv_dt);
             });
         }
         if let Some(w) = &self.params.boundary.walls {
+            let loads = self.wall_loads.as_mut().map(|l| (l, &self.masses[..]));
             times.time(Phase::Collisions, || {
-                walls::apply_walls_to_velocity(p, w, dt)
+                walls::apply_walls_to_velocity(p, w, dt, loads)
             });
         }
         Ok(())

@@ -4,8 +4,8 @@
 //! told apart from a checkpoint of another version) and then the arrays as raw bytes (bytemuck): the liquid particles in slot order,
 //! what the next viscosity pass reuses (the CPU's neighbour lists or the GPU's grid), the
 //! bodies' states, the liquid
-//! contacts of the last step, the joints' error peaks since the last frame, and the manifest's
-//! record of penalty fallbacks. Written through a temporary file, `fsync` and a rename
+//! contacts of the last step, the joints' error peaks since the last frame, the manifest's
+//! record of penalty fallbacks, and the liquid's loads gathered since the last frame. Written through a temporary file, `fsync` and a rename
 //! ([`write_durable`]), so the file on disk is always a whole checkpoint.
 use super::manifest::FallbackEntry;
 use super::run_dir::RunDir;
@@ -20,12 +20,16 @@ use glam::{DQuat, DVec3, Vec3A};
 
 /// The first bytes of every checkpoint.
 pub const MAGIC: [u8; 8] = *b"SPHRCKPT";
-/// The layout version this build writes (3: the header carries its own CRC-32); it reads
-/// version 2 too (the same layout without it). Version 1 checkpoints (whose carried
-/// neighbour lists are whole) are refused as older.
-pub const VERSION: u32 = 3;
+/// The layout version this build writes (4: the loads gathered since the last frame follow
+/// the fallbacks); it reads versions 3 (without them: the header carries its own CRC-32) and
+/// 2 (without it either). Version 1 checkpoints (whose carried neighbour lists are whole) are
+/// refused as older.
+pub const VERSION: u32 = 4;
 
-/// The version before [`VERSION`], still read: its header lacks the header checksum.
+/// The version before [`VERSION`], still read: without the loads.
+const VERSION_3: u32 = 3;
+
+/// The version before that, still read: its header lacks the header checksum.
 const VERSION_2: u32 = 2;
 
 /// Everything a run carries from one step to the next, at a step boundary.
@@ -54,6 +58,9 @@ pub struct Checkpoint {
     pub peaks: Vec<JointError>,
     /// The steps whose contact LCP fell back to penalty so far (the manifest's list).
     pub fallbacks: Vec<FallbackEntry>,
+    /// The liquid's loads on the bodies and on the walls gathered since the last frame
+    /// (`sim::loads::LoadTally::save`), empty when there are none.
+    pub loads: [Vec<f64>; 2],
 }
 
 /// The fixed part at the start of a version 3 file: version 2's, then the CRC-32 of these
@@ -130,7 +137,8 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
         .map(|e| [e.separation, e.misalignment, e.angle])
         .collect();
     let (pos, prev, vel) = (v3(&p.pos), v3(&p.prev), v3(&p.vel));
-    let parts: [&[u8]; 12] = [
+    let load_counts = c.loads.each_ref().map(|l| l.len() as u64);
+    let parts: [&[u8]; 15] = [
         bytemuck::cast_slice::<[f32; 3], u8>(&pos),
         bytemuck::cast_slice(&prev),
         bytemuck::cast_slice(&vel),
@@ -143,6 +151,9 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
         bytemuck::cast_slice(&c.touching),
         bytemuck::cast_slice(&peaks),
         &fallbacks,
+        bytemuck::cast_slice(&load_counts),
+        bytemuck::cast_slice(&c.loads[0]),
+        bytemuck::cast_slice(&c.loads[1]),
     ];
     // One buffer of the file's size: the header's place, then the payload.
     let hl = size_of::<Header>();
@@ -207,7 +218,7 @@ fn header(bytes: &[u8]) -> std::result::Result<(HeaderV2, usize), String> {
     let v3 = (bytes.len() >= hl3).then(|| bytemuck::pod_read_unaligned::<Header>(&bytes[..hl3]));
     let v3_whole = v3.filter(|h| h.crc() == h.header_crc);
     match (v2.version, v3_whole) {
-        (VERSION, Some(h)) => Ok((h.v2, hl3)),
+        (VERSION | VERSION_3, Some(h)) => Ok((h.v2, hl3)),
         (VERSION_2, _) => Ok((v2, hl2)),
         (1, _) => Err(
             "is a version 1 checkpoint, from an older sphrigid that this build cannot continue"
@@ -215,7 +226,7 @@ fn header(bytes: &[u8]) -> std::result::Result<(HeaderV2, usize), String> {
         ),
         // A header whose own checksum holds, of a version this build does not know.
         (v, Some(_)) => Err(format!(
-            "is a checkpoint of version {v}, from another sphrigid (this build reads versions {VERSION_2} and {VERSION})"
+            "is a checkpoint of version {v}, from another sphrigid (this build reads versions {VERSION_2} to {VERSION})"
         )),
         (_, None) => Err("is damaged (header checksum mismatch)".into()),
     }
@@ -285,6 +296,13 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
     let fallbacks: Vec<u8> = c.take(h.fallbacks_len as usize)?;
     let fallbacks = serde_json::from_slice(&fallbacks)
         .map_err(|e| format!("is damaged (its fallback list does not parse: {e})"))?;
+    let loads = if h.version >= VERSION {
+        let n = c.take::<u64>(2)?;
+        let body = c.take::<f64>(n[0] as usize)?;
+        [body, c.take::<f64>(n[1] as usize)?]
+    } else {
+        [Vec::new(), Vec::new()]
+    };
     if !c.bytes.is_empty() {
         return Err("is damaged (bytes past its end)".into());
     }
@@ -300,6 +318,7 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
         touching,
         peaks,
         fallbacks,
+        loads,
     })
 }
 
@@ -393,6 +412,7 @@ mod tests {
                 outcome: "ray".into(),
                 problem: "failed_lcp_17.json".into(),
             }],
+            loads: [vec![0.01, 1.5, -2.0, 3e-7], vec![]],
         }
     }
 
@@ -406,6 +426,7 @@ mod tests {
         assert_eq!(back.touching, c.touching);
         assert_eq!(back.peaks, c.peaks);
         assert_eq!(back.fallbacks, c.fallbacks);
+        assert_eq!(back.loads, c.loads);
         assert_eq!(
             (back.scene_hash, back.steps, back.frame, back.tables),
             (c.scene_hash, c.steps, c.frame, c.tables)
@@ -474,14 +495,35 @@ mod tests {
         };
         assert!(decode(&relabel(9)).unwrap_err().contains("version 9"));
         assert!(decode(&relabel(1)).unwrap_err().contains("older sphrigid"));
-        // A version 2 file (no header checksum) is still read.
-        let c = sample();
-        let v3 = encode(&c);
-        let h: Header = bytemuck::pod_read_unaligned(&v3[..size_of::<Header>()]);
-        let mut v2 = bytemuck::bytes_of(&HeaderV2 { version: 2, ..h.v2 }).to_vec();
-        v2.extend_from_slice(&v3[size_of::<Header>()..]);
-        let back = decode(&v2).unwrap();
-        assert_eq!((back.steps, back.particles), (c.steps, c.particles));
+        // Version 3 (no loads) and version 2 files (no header checksum either) are still
+        // read: a version 4 file without loads, less the loads' two counts at its end.
+        let c = Checkpoint {
+            loads: [Vec::new(), Vec::new()],
+            ..sample()
+        };
+        let v4 = encode(&c);
+        let hl = size_of::<Header>();
+        let payload = &v4[hl..v4.len() - 16];
+        let h: Header = bytemuck::pod_read_unaligned(&v4[..hl]);
+        let old = HeaderV2 {
+            payload_crc: crc32fast::hash(payload),
+            ..h.v2
+        };
+        let mut v3 = Header {
+            v2: HeaderV2 { version: 3, ..old },
+            header_crc: 0,
+            _pad: 0,
+        };
+        v3.header_crc = v3.crc();
+        let mut v3 = bytemuck::bytes_of(&v3).to_vec();
+        v3.extend_from_slice(payload);
+        let mut v2 = bytemuck::bytes_of(&HeaderV2 { version: 2, ..old }).to_vec();
+        v2.extend_from_slice(payload);
+        for old in [v3, v2] {
+            let back = decode(&old).unwrap();
+            assert_eq!((back.steps, &back.particles), (c.steps, &c.particles));
+            assert_eq!(back.loads, [Vec::<f64>::new(), Vec::new()]);
+        }
         let tmp = tempfile::tempdir().unwrap();
         let run = RunDir::new(tmp.path());
         assert!(read(&run).unwrap().is_none());

@@ -104,6 +104,30 @@ impl AppendTable {
     }
 }
 
+/// The bytes of `text` (a table with header `head`) up to and including its last complete row
+/// whose first column is at most `last` (a step or a frame), after the header: what a run
+/// resumed there keeps of a table that is cut by its first column rather than by a length a
+/// checkpoint recorded. The header alone when no row is that early; an error when the first
+/// line is not `head`.
+pub fn kept_bytes(text: &str, head: &str, last: u64) -> std::result::Result<u64, String> {
+    let Some(rest) = text.strip_prefix(head).and_then(|r| r.strip_prefix('\n')) else {
+        return Err(format!("its first line is not the header '{head}'"));
+    };
+    let mut keep = text.len() - rest.len();
+    for line in rest.split_inclusive('\n') {
+        let first = line
+            .split(',')
+            .next()
+            .and_then(|s| s.parse::<u64>().ok())
+            .filter(|_| line.ends_with('\n'));
+        match first {
+            Some(s) if s <= last => keep += line.len(),
+            _ => break,
+        }
+    }
+    Ok(keep as u64)
+}
+
 /// Parse `text`: the first line must be `header`; every further line must have as many fields
 /// as the header and be accepted by `row`, else the error names the line.
 pub fn parse<T>(

@@ -45,7 +45,7 @@ impl GaugeWriter {
         let keep = match std::fs::read_to_string(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
             Err(e) => return Err(Error::io(&path, e)),
-            Ok(text) => kept_bytes(&text, &head, steps).map_err(|why| {
+            Ok(text) => super::csv::kept_bytes(&text, &head, steps).map_err(|why| {
                 Error::input(format!(
                     "{}: {why}; fix: resume with the scene the run was started with, or start over with --overwrite",
                     path.display()
@@ -84,29 +84,6 @@ impl GaugeWriter {
     pub fn sum(&self) -> super::checksum::FileSum {
         self.table.sum()
     }
-}
-
-/// The bytes of `text` (a `gauges.csv` with header `head`) up to and including its last row of
-/// a step at most `steps`: the header alone when no row is that early.
-fn kept_bytes(text: &str, head: &str, steps: u64) -> std::result::Result<u64, String> {
-    let Some(rest) = text.strip_prefix(head).and_then(|r| r.strip_prefix('\n')) else {
-        return Err(format!(
-            "its first line is not the header '{head}' of the scene's gauges"
-        ));
-    };
-    let mut keep = text.len() - rest.len();
-    for line in rest.split_inclusive('\n') {
-        let step = line
-            .split(',')
-            .next()
-            .and_then(|s| s.parse::<u64>().ok())
-            .filter(|_| line.ends_with('\n'));
-        match step {
-            Some(s) if s <= steps => keep += line.len(),
-            _ => break,
-        }
-    }
-    Ok(keep as u64)
 }
 
 /// The readings of a run's `gauges.csv`: the gauges' names, and per row the step, the time and
@@ -232,7 +209,7 @@ mod tests {
                 .contains("not a gauges header")
         );
         assert_eq!(
-            kept_bytes("step,time,a\n1,0,2\n2,0,3", "step,time,a", 9),
+            super::super::csv::kept_bytes("step,time,a\n1,0,2\n2,0,3", "step,time,a", 9),
             Ok(18)
         );
     }

@@ -175,6 +175,8 @@ pub fn removal(run: &RunDir, files: &[PathBuf]) -> String {
         super::run_dir::JOINT_ERRORS,
         super::run_dir::RUN_METRICS,
         super::run_dir::GAUGES,
+        super::run_dir::BODY_LOADS,
+        super::run_dir::WALL_LOADS,
     ]
     .into_iter()
     .filter(|t| is(t))

@@ -5,7 +5,9 @@
 //! presence and a non-zero size only.
 use super::checksum::{Damage, FileSum, crc_of_prefix};
 use super::manifest::ResumeRecord;
-use super::run_dir::{GAUGES, JOINT_ERRORS, RIGID_STATES, RUN_METRICS, RunDir};
+use super::run_dir::{
+    BODY_LOADS, GAUGES, JOINT_ERRORS, RIGID_STATES, RUN_METRICS, RunDir, WALL_LOADS,
+};
 use crate::{Error, Result};
 use std::collections::BTreeMap;
 
@@ -28,8 +30,8 @@ fn sum_on_disk(run: &RunDir, name: &str) -> std::result::Result<FileSum, Damage>
 /// Check the files of the earlier run in `run` that a resume from the checkpoint at frame
 /// `frame` keeps: fluid and body frames 0 to `frame` (bodies named `bodies`) against `record`
 /// (the earlier manifest), and the tables up to the lengths the checkpoint recorded
-/// (`tables`: `rigid_states.csv`, `joint_errors.csv`, `run_metrics.csv`; `gauges.csv` up to
-/// what the manifest recorded of it). Returns every kept
+/// (`tables`: `rigid_states.csv`, `joint_errors.csv`, `run_metrics.csv`; `gauges.csv`,
+/// `body_loads.csv` and `wall_loads.csv` up to what the manifest recorded of them). Returns every kept
 /// frame's sums (read from disk where the manifest had none); any damage is an input error
 /// that lists the damaged files and says what to do (`rerun`: the command that starts over).
 pub fn check(
@@ -90,12 +92,14 @@ pub fn check(
             damaged.push((name.to_string(), d));
         }
     }
-    // The gauges' table is cut at the checkpoint's step, not at a recorded length: what the
-    // manifest recorded of it must still be there.
-    if let Some(sum) = record.tables.get(GAUGES)
-        && let Err(d) = sum.check(&run.join(GAUGES), true)
-    {
-        damaged.push((GAUGES.to_string(), d));
+    // The gauges' and the loads' tables are cut at the checkpoint's step or frame, not at a
+    // recorded length: what the manifest recorded of them must still be there.
+    for name in [GAUGES, BODY_LOADS, WALL_LOADS] {
+        if let Some(sum) = record.tables.get(name)
+            && let Err(d) = sum.check(&run.join(name), true)
+        {
+            damaged.push((name.to_string(), d));
+        }
     }
     if damaged.is_empty() {
         if unsummed > 0 && record.frames.iter().all(|f| f.checksums.is_empty()) {

@@ -12,6 +12,7 @@
 //! | `failed_lcp_<step>.json` | [`super::failed_lcp`] |
 //! | `run_metrics.csv` | [`super::run_metrics`] |
 //! | `gauges.csv` (`[[gauge]]`) | [`super::gauges`] |
+//! | `body_loads.csv`, `wall_loads.csv` | [`super::loads`] |
 //! | `checkpoint.bin` | [`super::checkpoint`] |
 //! | `.sphrigid.lock` | [`super::lock`] |
 //! | `vtk/` (`sphrigid export --to vtk`) | [`super::vtk`] |
@@ -35,6 +36,10 @@ pub const JOINT_ERRORS: &str = "joint_errors.csv";
 pub const RUN_METRICS: &str = "run_metrics.csv";
 /// The gauges' readings table.
 pub const GAUGES: &str = "gauges.csv";
+/// The liquid's loads on the bodies.
+pub const BODY_LOADS: &str = "body_loads.csv";
+/// The liquid's loads on the container's walls.
+pub const WALL_LOADS: &str = "wall_loads.csv";
 /// The checkpoint a run resumes from.
 pub const CHECKPOINT: &str = "checkpoint.bin";
 /// The lock file of the run that owns the directory.
@@ -150,6 +155,16 @@ impl RunDir {
         self.dir.join(GAUGES)
     }
 
+    /// `OUT/body_loads.csv`.
+    pub fn body_loads(&self) -> PathBuf {
+        self.dir.join(BODY_LOADS)
+    }
+
+    /// `OUT/wall_loads.csv`.
+    pub fn wall_loads(&self) -> PathBuf {
+        self.dir.join(WALL_LOADS)
+    }
+
     /// `OUT/checkpoint.bin`.
     pub fn checkpoint(&self) -> PathBuf {
         self.dir.join(CHECKPOINT)
@@ -165,12 +180,20 @@ impl RunDir {
     /// files a killed run left, and the exports made from them. The lock file is not among
     /// them.
     pub fn own_files(&self) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = [MANIFEST, RIGID_STATES, JOINT_ERRORS, RUN_METRICS, GAUGES]
-            .into_iter()
-            .chain([CHECKPOINT, USD_STAGE])
-            .map(|f| self.dir.join(f))
-            .filter(|p| p.is_file())
-            .collect();
+        let mut out: Vec<PathBuf> = [
+            MANIFEST,
+            RIGID_STATES,
+            JOINT_ERRORS,
+            RUN_METRICS,
+            GAUGES,
+            BODY_LOADS,
+            WALL_LOADS,
+        ]
+        .into_iter()
+        .chain([CHECKPOINT, USD_STAGE])
+        .map(|f| self.dir.join(f))
+        .filter(|p| p.is_file())
+        .collect();
         let frame = |stem: &str, ext: &str, name: &str| {
             name.strip_suffix(ext)
                 .and_then(|n| n.rsplit_once('_'))

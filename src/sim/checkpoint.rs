@@ -3,6 +3,7 @@
 //! ([`restore`]); and the scene's identity that a resumed run must keep ([`scene_hash`],
 //! [`changed_keys`]): the scene as run, except `time.frames`, which may grow.
 use super::Simulation;
+use super::loads::LoadTally;
 use crate::joints::ErrorPeaks;
 use crate::liquid::Carried;
 use crate::output::Checkpoint;
@@ -106,6 +107,7 @@ pub fn capture(
         touching: sim.coupler.as_ref().map_or(Vec::new(), |c| c.touching()),
         peaks: sim.joint_peaks.peaks().to_vec(),
         fallbacks,
+        loads: [sim.body_loads.save(), sim.wall_loads.save()],
     })
 }
 
@@ -140,6 +142,18 @@ pub fn restore(sim: &mut Simulation, c: Checkpoint) -> Result<Carried> {
         coupler.set_touching(&c.touching);
     }
     sim.joint_peaks = ErrorPeaks::from_peaks(c.peaks);
+    let [body_loads, wall_loads] = &c.loads;
+    let fits = |saved: &[f64], n: usize, what: &str| {
+        LoadTally::restore(saved)
+            .filter(|t| t.is_empty() || t.len() == n)
+            .ok_or_else(|| {
+                Error::input(format!(
+                    "checkpoint.bin: its loads since the last frame do not fit the scene's {n} {what}; fix: start the run over with --overwrite"
+                ))
+            })
+    };
+    sim.body_loads = fits(body_loads, sim.bodies.len(), "bodies")?;
+    sim.wall_loads = fits(wall_loads, 6, "walls")?;
     sim.steps = c.steps;
     sim.time = c.steps as f64 * sim.dt;
     Ok(c.carried)

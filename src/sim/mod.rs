@@ -7,6 +7,7 @@ pub mod footprint;
 pub mod gauges;
 pub mod guard;
 pub mod joint_setup;
+pub mod loads;
 pub mod motion_setup;
 pub mod outputs;
 pub mod placement;
@@ -57,6 +58,10 @@ pub struct Simulation {
     pub lcp_tally: LcpTally,
     /// The joints' largest errors over the steps since the last frame written.
     pub joint_peaks: ErrorPeaks,
+    /// The liquid's loads on each body over the steps since the last frame written.
+    pub body_loads: loads::LoadTally,
+    /// The liquid's loads on each container wall over the steps since the last frame written.
+    pub wall_loads: loads::LoadTally,
     /// Gravity, m/s^2 (applied to dynamic bodies; the liquid has its own copy).
     pub gravity: DVec3,
     /// Step size, s.
@@ -148,6 +153,8 @@ impl Simulation {
             unsolved: Vec::new(),
             lcp_tally: LcpTally::default(),
             joint_peaks: ErrorPeaks::default(),
+            body_loads: loads::LoadTally::default(),
+            wall_loads: loads::LoadTally::default(),
             gravity: DVec3::from_array(scene.gravity),
             dt,
             substeps,
@@ -276,6 +283,9 @@ impl Simulation {
         }
         self.liquid
             .step(self.dt as f32, self.gpu_timing, &mut self.times)?;
+        if let Some(w) = self.liquid.wall_impulses() {
+            self.wall_loads.add(&w, self.dt);
+        }
         // Bodies: contacts with the liquid, the walls and each other through the LCP, then
         // their motion.
         let (dt, g) = (self.dt, self.gravity);
@@ -295,6 +305,7 @@ impl Simulation {
             }
             let tally = &mut self.lcp_tally;
             tally.residual = tally.residual.max(coupler.report.residual);
+            self.body_loads.add(&coupler.loads, dt);
             if !coupler.joints.is_empty() {
                 let (peaks, bodies) = (&mut self.joint_peaks, &self.bodies);
                 self.times

@@ -1,5 +1,6 @@
 //! Every file a run writes per frame, together: the fluid frame and the manifest, the bodies'
-//! frames and states, the joints' errors, the run's metrics and the gauges' readings. [`RunOutputs`] opens them for
+//! frames and states, the joints' errors, the run's metrics, the gauges' readings and the
+//! liquid's loads on the bodies and the walls. [`RunOutputs`] opens them for
 //! a new run or for one resumed from a checkpoint (the tables cut back to the checkpoint's
 //! frame), writes a frame, and reports the tables' lengths for the next checkpoint.
 use super::Simulation;
@@ -7,13 +8,16 @@ use super::gauges::Gauges;
 use super::surfaces::SurfaceWorker;
 use crate::coupling::leak::LeakCheck;
 use crate::output::checksum::FileSum;
+use crate::output::loads::WALL_NAMES;
 use crate::output::manifest::{FrameEntry, FrameRef};
 use crate::output::resume_check::FrameSums;
 use crate::output::rigid_frames::manifest_entries;
-use crate::output::run_dir::{GAUGES, JOINT_ERRORS, RIGID_STATES, RUN_METRICS};
+use crate::output::run_dir::{
+    BODY_LOADS, GAUGES, JOINT_ERRORS, RIGID_STATES, RUN_METRICS, WALL_LOADS,
+};
 use crate::output::{
-    Checkpoint, FrameWriter, GaugeWriter, JointErrorWriter, Manifest, MetricsRow, MetricsWriter,
-    RigidFrameWriter, RunDir, StatesWriter,
+    Checkpoint, FrameWriter, GaugeWriter, JointErrorWriter, LoadTable, LoadWriter, Manifest,
+    MetricsRow, MetricsWriter, RigidFrameWriter, RunDir, StatesWriter,
 };
 use crate::surface::SurfaceParams;
 use crate::{Error, Result};
@@ -30,6 +34,55 @@ pub struct RunOutputs {
     leak_check: LeakCheck,
     surface: Option<SurfaceWorker>,
     gauges: Option<(Gauges, GaugeWriter)>,
+    /// `body_loads.csv` (with bodies and liquid) and `wall_loads.csv` (with walls whose loads the
+    /// liquid's backend gathers).
+    loads: Loads,
+}
+
+/// The loads' writers.
+#[derive(Debug, Default)]
+struct Loads {
+    bodies: Option<LoadWriter>,
+    walls: Option<LoadWriter>,
+}
+
+impl Loads {
+    /// The writers for `sim`'s loads in `run`: new, or resumed after frame `resumed`.
+    fn open(run: &RunDir, sim: &Simulation, resumed: Option<u32>) -> Result<Loads> {
+        let open = |table| match resumed {
+            None => Ok(LoadWriter::new(run, table)),
+            Some(frame) => LoadWriter::resume(run, table, frame),
+        };
+        Ok(Loads {
+            bodies: if sim.bodies.is_empty() || sim.liquid.is_empty() {
+                None
+            } else {
+                Some(open(LoadTable::Bodies)?)
+            },
+            walls: match sim.liquid.wall_impulses() {
+                Some(_) => Some(open(LoadTable::Walls)?),
+                None => None,
+            },
+        })
+    }
+
+    /// Write frame `frame`'s loads (the steps since the last frame's) and start over.
+    fn write_frame(&mut self, sim: &mut Simulation, frame: u32, time: f64) -> Result<()> {
+        let bodies = sim.body_loads.take(sim.bodies.len());
+        let walls = sim.wall_loads.take(WALL_NAMES.len());
+        // Frame 0 comes before any step.
+        if frame == 0 {
+            return Ok(());
+        }
+        if let Some(w) = self.bodies.as_mut() {
+            let names: Vec<&str> = sim.bodies.iter().map(|b| b.name.as_str()).collect();
+            w.write_frame(&names, &bodies, frame, time)?;
+        }
+        if let Some(w) = self.walls.as_mut() {
+            w.write_frame(&WALL_NAMES, &walls, frame, time)?;
+        }
+        Ok(())
+    }
 }
 
 /// What a run builds of the liquid's surface: its settings and the container it meets.
@@ -81,6 +134,7 @@ impl RunOutputs {
                     let w = GaugeWriter::new(run, g.names());
                     (g, w)
                 }),
+                loads: Loads::open(run, sim, None)?,
             });
         };
         manifest.frames = (0..=c.frame)
@@ -128,11 +182,13 @@ impl RunOutputs {
             }
             None => None,
         };
+        let loads = Loads::open(run, sim, Some(c.frame))?;
         manifest.tables = table_sums(
             rigid.as_ref().map(|r| &r.1),
             joint_errors.as_ref(),
             &metrics,
             gauges.as_ref().map(|g| &g.1),
+            &loads,
         );
         // The manifest first, then the files it no longer lists: a reader never meets a
         // manifest that lists a frame of the abandoned steps.
@@ -148,6 +204,7 @@ impl RunOutputs {
             leak_check: LeakCheck::new(&sim.bodies),
             surface: worker,
             gauges,
+            loads,
         };
         // Frames the run wrote before it was stopped, or before surfaces were asked for, that
         // have no surface yet get one now.
@@ -264,6 +321,7 @@ impl RunOutputs {
             let joints = sim.coupler.as_ref().map_or(&[][..], |c| &c.joints);
             j.write_frame(joints, &sim.bodies, &mut sim.joint_peaks, frame, time)?;
         }
+        self.loads.write_frame(sim, frame, time)?;
         if let Some(w) = self.surface.as_mut() {
             for done in w.finished() {
                 self.writer.manifest.add_surface(done);
@@ -274,6 +332,7 @@ impl RunOutputs {
             self.joint_errors.as_ref(),
             &self.metrics,
             self.gauges.as_ref().map(|g| &g.1),
+            &self.loads,
         );
         self.writer.write_frame_files(
             sim.particles(),
@@ -315,6 +374,7 @@ impl RunOutputs {
                 self.joint_errors.as_ref(),
                 &self.metrics,
                 Some(w),
+                &self.loads,
             );
         }
         Ok(())
@@ -336,6 +396,7 @@ fn table_sums(
     joints: Option<&JointErrorWriter>,
     metrics: &MetricsWriter,
     gauges: Option<&GaugeWriter>,
+    loads: &Loads,
 ) -> BTreeMap<String, FileSum> {
     let mut out = BTreeMap::new();
     for (name, sum) in [
@@ -343,6 +404,8 @@ fn table_sums(
         (JOINT_ERRORS, joints.map(JointErrorWriter::sum)),
         (RUN_METRICS, Some(metrics.sum())),
         (GAUGES, gauges.map(GaugeWriter::sum)),
+        (BODY_LOADS, loads.bodies.as_ref().map(LoadWriter::sum)),
+        (WALL_LOADS, loads.walls.as_ref().map(LoadWriter::sum)),
     ] {
         if let Some(sum) = sum.filter(|s| s.bytes > 0) {
             out.insert(name.to_string(), sum);

@@ -8,6 +8,7 @@ mod contacts;
 mod debris;
 mod floating;
 mod lcp_step;
+mod loads;
 mod stability_sweep;
 mod tipping;
 mod toppling;

@@ -560,7 +560,7 @@ fn the_same_command_twice_says_how_to_keep_replace_or_extend_the_run() {
         &[
             "already holds a complete run of",
             "toppling_block.toml (2 frames, finished 20",
-            "UTC). To keep it, choose another --out; to replace it, add --overwrite (removes frames 0..2 (6 files in fluid/ and rigid/), 2 tables, the checkpoint and the manifest); to extend it, add --resume",
+            "UTC). To keep it, choose another --out; to replace it, add --overwrite (removes frames 0..2 (6 files in fluid/ and rigid/), 4 tables, the checkpoint and the manifest); to extend it, add --resume",
         ],
     );
     // Nothing is printed before it.
