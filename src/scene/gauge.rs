@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 pub enum GaugeType {
     /// The liquid's surface height on the vertical line through `at = [x, z]`, m.
     Height,
-    /// The liquid's kernel-interpolated pressure at `at = [x, y, z]`, Pa.
+    /// The liquid's mechanical pressure (pressure and near pressure) at `at = [x, y, z]`, Pa.
     Pressure,
 }
 

@@ -1,6 +1,6 @@
 //! The scene's gauges during a run: when each is due (every frame, or every `every` steps)
 //! and its reading from the liquid through `liquid::gauge`, in the scene's order.
-use crate::liquid::gauge::GaugeReader;
+use crate::liquid::gauge::{GaugeReader, PressureModel};
 use crate::liquid::{LiquidParams, Particles};
 use crate::scene::{GaugeType, Scene};
 use glam::Vec3A;
@@ -21,15 +21,14 @@ pub struct Gauges {
     reader: GaugeReader,
     floor: f32,
     top: f32,
-    factor: Vec<f32>,
-    clamp: Vec<bool>,
+    pressure: PressureModel,
     values: Vec<Option<f32>>,
 }
 
 impl Gauges {
     /// The gauges of `scene` (none: `None`) for its liquid `params`, those without `every`
-    /// read at each frame (`substeps` steps apart). The liquid's pressure of a particle of
-    /// block `b` is `k_b rho_b (rho / rho0 - 1)`, Pa, as the relaxation applies it.
+    /// read at each frame (`substeps` steps apart). A pressure gauge reads the liquid's
+    /// mechanical pressure, Pa, near pressure included ([`PressureModel`]).
     pub fn new(scene: &Scene, params: &LiquidParams, substeps: u32) -> Option<Gauges> {
         if scene.gauge.is_empty() {
             return None;
@@ -62,12 +61,7 @@ impl Gauges {
             ),
             floor,
             top,
-            factor: scene
-                .liquid
-                .iter()
-                .map(|b| (b.stiffness * b.density / params.rho0 as f64) as f32)
-                .collect(),
-            clamp: params.phases.iter().map(|p| !p.cohesion).collect(),
+            pressure: PressureModel::new(params),
         })
     }
 
@@ -82,12 +76,7 @@ impl Gauges {
     }
 
     /// Each gauge's reading at step `step` from `particles`: `None` for a gauge not due then.
-    pub fn read(
-        &mut self,
-        particles: &Particles,
-        params: &LiquidParams,
-        step: u64,
-    ) -> &[Option<f32>] {
+    pub fn read(&mut self, particles: &Particles, step: u64) -> &[Option<f32>] {
         for (g, out) in self.gauges.iter().zip(&mut self.values) {
             *out = step.is_multiple_of(g.every).then(|| match g.kind {
                 GaugeType::Height => self.reader.surface_height(
@@ -97,10 +86,7 @@ impl Gauges {
                     self.floor,
                     self.top,
                 ),
-                GaugeType::Pressure => {
-                    self.reader
-                        .pressure(particles, g.point, params.rho0, &self.factor, &self.clamp)
-                }
+                GaugeType::Pressure => self.reader.pressure(particles, g.point, &self.pressure),
             });
         }
         &self.values

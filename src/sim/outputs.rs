@@ -287,11 +287,7 @@ impl RunOutputs {
         if let Some((g, w)) = self.gauges.as_mut()
             && g.due(sim.steps)
         {
-            w.push(
-                sim.steps,
-                time,
-                g.read(sim.particles(), sim.liquid.params(), sim.steps),
-            );
+            w.push(sim.steps, time, g.read(sim.particles(), sim.steps));
         }
         if let Some((_, w)) = self.gauges.as_mut() {
             w.flush()?;
@@ -356,11 +352,7 @@ impl RunOutputs {
             return Ok(());
         }
         sim.sync_particles()?;
-        w.push(
-            step,
-            sim.time,
-            g.read(sim.particles(), sim.liquid.params(), step),
-        );
+        w.push(step, sim.time, g.read(sim.particles(), step));
         Ok(())
     }
 

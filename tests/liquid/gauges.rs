@@ -1,8 +1,8 @@
 //! `[[gauge]]` in a still tank, through `sphrigid run` and `gauges.csv`: height gauges in the
 //! middle, on a wall and in a corner read the free surface that the particles show, within
-//! half a spacing; pressure gauges grow at rho g with depth and read rho g d to within the
-//! liquid's surface skin; a gauge with `every` is read exactly at its steps; a resumed run
-//! writes the same table; `sphrigid figure` draws the gauges.
+//! half a spacing; pressure gauges from 6.7 to 12.7 spacings deep read rho g d within 3% and
+//! grow at rho g with depth within 5%; a gauge with `every` is read exactly at its steps; a
+//! resumed run writes the same table; `sphrigid figure` draws the gauges.
 use crate::common::{read_fluid_ply, read_manifest, sphrigid};
 use std::path::Path;
 
@@ -14,8 +14,9 @@ const DEPTH: f64 = 0.08;
 const THICK: f64 = 0.03;
 const RHO: f64 = 1000.0;
 const G: f64 = 9.81;
-/// Pressure gauges' heights above the floor, m.
-const PRESSURE_AT: [f64; 3] = [0.02, 0.04, 0.06];
+/// Pressure gauges' heights above the floor, m: 12.7, 9.7 and 6.7 spacings below the settled
+/// surface.
+const PRESSURE_AT: [f64; 3] = [0.015, 0.03, 0.045];
 
 fn scene() -> String {
     let mut s = format!(
@@ -195,9 +196,20 @@ fn gauges_in_a_still_tank_read_its_surface_and_hydrostatic_pressure() {
     );
 
     // Pressures, averaged over the last 0.3 s (every third step: the tank rings with sound
-    // waves of a few percent): they grow at rho g with depth within 5% (the liquid's own
-    // pressure profile, tests/liquid/walls.rs), and each reads rho g d, d its depth below the
-    // mean surface, to within the surface skin: 1.5 spacings of depth.
+    // waves of a few percent). A pressure gauge reads the liquid's mechanical pressure,
+    // pressure and near pressure each weighted by its kernel's moment (src/liquid/gauge.rs):
+    // each reads rho g d, d its depth below the mean surface the particles show, within 3%.
+    // The margin: gauges all along this tank (19 places, x from 0.03 to 0.12 m) read rho g d
+    // within -2.1% and +1.6% from 6.7 to 12.7 spacings deep, the still packing's pressures
+    // scattering from place to place (0.02 to 0.09 spacings of depth, one standard deviation)
+    // about the pressure scale's slope (below). Nearer the surface 3% does not hold: the
+    // liquid above a point there, its particles counted, weighs 0.13 to 0.15 spacings of
+    // depth more than rho g d (the particles' surface lies that much below the level their
+    // volume fills), and the gauges read that weight (+2.4% at 4.7 spacings deep, +3.4% at
+    // 3.7). The growth with depth is the pressure scale's in the settled packing (`k_eff`, set
+    // by the lattice's moment; tests/liquid/walls.rs has the profile row by row): 0.972 rho g
+    // on average along this tank between these depths and 0.941 to 0.999 from place to place,
+    // so no tighter than 5% (the worst place lies just outside it).
     let surface = (6..=15)
         .map(|f| particle_surface(&whole, f, None))
         .sum::<f64>()
@@ -212,17 +224,20 @@ fn gauges_in_a_still_tank_read_its_surface_and_hydrostatic_pressure() {
         .collect();
     for (k, y) in PRESSURE_AT.iter().enumerate() {
         let d = surface - y;
+        let off = mean[k] / (RHO * G * d) - 1.0;
         eprintln!(
-            "p{k} at depth {d:.4} m: {:.1} Pa, rho g d = {:.1} Pa ({:+.2}%)",
+            "p{k} at depth {d:.4} m ({:.2} spacings): {:.1} Pa, rho g d = {:.1} Pa ({:+.2}%)",
+            d / S,
             mean[k],
             RHO * G * d,
-            100.0 * (mean[k] / (RHO * G * d) - 1.0)
+            100.0 * off
         );
         assert!(
-            (mean[k] - RHO * G * d).abs() < RHO * G * 1.5 * S,
-            "p{k} reads {:.1} Pa at depth {d:.4} m; rho g d = {:.1} Pa",
+            off.abs() < 0.03,
+            "p{k} reads {:.1} Pa at depth {d:.4} m; rho g d = {:.1} Pa ({:+.2}%)",
             mean[k],
-            RHO * G * d
+            RHO * G * d,
+            100.0 * off
         );
     }
     let slope = (mean[0] - mean[2]) / (PRESSURE_AT[2] - PRESSURE_AT[0]) / (RHO * G);
