@@ -5,7 +5,9 @@
 // (WallKernel::push); within h of a body (the bodies' kernel sum, z of the pressures, above
 // zero) only the ghosts that stand for liquid push (WallKernel::push_where, add_ghost_pressure).
 // The displacement moves the particle (into the other position buffer) and adds itself over dt
-// to the step's velocity `vel` (as the CPU step's `displace`).
+// to the step's velocity `vel` (as the CPU step's `displace`). Each wall's push on a particle
+// (its mass times the push over dt, as the displacement enters its velocity) goes to the walls'
+// loads (wall_gather.wgsl), as add_ghost_pressure's.
 @group(0) @binding(0) var<uniform> P: Params;
 // pos: binding 1, in two parts (split.wgsl).
 // cell_of: binding 2, in two parts (split.wgsl).
@@ -17,6 +19,7 @@
 // vel: binding 8, in two parts (split.wgsl).
 @group(0) @binding(9) var<storage, read> boundary_start: array<u32>;
 @group(0) @binding(10) var<storage, read> boundary: array<vec4<f32>>;
+@group(0) @binding(11) var<storage, read_write> wall_partials: array<vec4<f32>>;
 
 // Apply the displacement acc dt^2 of particle i at pi: into the other position buffer, and
 // over dt into the step's velocity.
@@ -85,9 +88,10 @@ fn ghost_kept(xi: vec3<f32>, y: array<f32, 6>, r: vec3<f32>, shut: u32) -> bool 
 // beyond two walls counts in the first's lattice. s completes the liquid's moment pw.z to the
 // lattice's C (after the kernel sums' table) with the ghosts' (wall_kernel::support_share).
 // Within h of a body (`body` above zero), the ghosts that do not stand for liquid are left out
-// (ghost_kept, WallKernel::push_where).
+// (ghost_kept, WallKernel::push_where). Each wall's part of the push (its ghosts come one
+// after another, WallKernel::push_each), times `scale`, goes to `loads` at xi.
 fn ghost_pressure(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>,
-    body: f32) -> vec3<f32> {
+    body: f32, scale: f32, loads: ptr<function, WallImpulses>) -> vec3<f32> {
     var g = ghost_walk(xi);
     let y = g.y;
     let near_body = body > 0.0;
@@ -115,6 +119,9 @@ fn ghost_pressure(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>,
     let wall_press = pw.x / pw.y;
     g = ghost_walk(xi);
     var out = vec3<f32>(0.0);
+    // The push of the wall whose ghosts the walk is on, so far.
+    var wall = 0u;
+    var pushed = vec3<f32>(0.0);
     loop {
         let ghost = ghost_next(&g);
         if (ghost.w < 0.0) {
@@ -123,12 +130,30 @@ fn ghost_pressure(xi: vec3<f32>, pr: vec2<f32>, pw: vec3<f32>, grad: vec3<f32>,
         if (near_body && !ghost_kept(xi, y, ghost.xyz, shut)) {
             continue;
         }
+        // The walk stands on the ghost's wall until it moves to the next.
+        let w = g.w;
+        if (w != wall) {
+            wall_load(loads, wall, xi, pushed * scale);
+            wall = w;
+            pushed = vec3<f32>(0.0);
+        }
         let r = ghost.xyz;
         let q = ghost.w;
         let pg = max(wall_press + s * dot(grad, r), 0.0);
-        out = out - r * ((0.5 * (pr.x + pg) * q + pr.y * q * q) / length(r));
+        let push = -(r * ((0.5 * (pr.x + pg) * q + pr.y * q * q) / length(r)));
+        out = out + push;
+        pushed = pushed + push;
     }
+    wall_load(loads, wall, xi, pushed * scale);
     return out;
+}
+
+// Add wall w's impulse j on the particle at x to `loads`, unless it is zero (as
+// add_ghost_pressure leaves out a wall whose ghosts did not push).
+fn wall_load(loads: ptr<function, WallImpulses>, w: u32, x: vec3<f32>, j: vec3<f32>) {
+    if (any(j != vec3<f32>(0.0))) {
+        wall_impulse_add(loads, w, x, j);
+    }
 }
 
 // Within h of a wall that pushes (x: 1, else 0), the hydrostatic gradient (yzw): the entry
@@ -196,13 +221,38 @@ fn relaxation_pair(
     *acc = *acc - r * (mag * w / d);
 }
 
+// The walls' push on particle i at pi (its mass mi, pressures pri, the walls' pressure sums
+// pw, the hydrostatic gradient grad), per dt^2; each wall's impulse goes to `loads`.
+fn wall_push(pi: vec4<f32>, pri: vec3<f32>, mi: f32, pw: vec3<f32>, grad: vec3<f32>,
+    loads: ptr<function, WallImpulses>) -> vec3<f32> {
+    return ghost_pressure(pi.xyz, pri.xy, pw, grad, pri.z, mi * P.dt, loads);
+}
+
+// Whether the walls push, so that their loads are gathered (uniform).
+fn walls_push() -> bool {
+    return (P.flags & GHOST_PRESSURE) != 0u;
+}
+
 // Untiled: one invocation per particle, reading its neighbours from the buffers.
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+    @builtin(local_invocation_index) li: u32,
+    @builtin(workgroup_id) wid: vec3<u32>,
+) {
     let i = linear_id(gid, nwg);
-    if (i >= P.n) {
-        return;
+    var loads = wall_impulses_none();
+    if (i < P.n) {
+        relax(i, &loads);
     }
+    if (walls_push()) {
+        wall_gather(li, wid.x + wid.y * nwg.x, &loads);
+    }
+}
+
+// The untiled relaxation of particle i.
+fn relax(i: u32, loads: ptr<function, WallImpulses>) {
     let pi = pos_get(i);
     let pri = press_get(i);
     let pr = pri.xy;
@@ -228,7 +278,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
     }
     if (wall.x != 0.0) {
-        acc = acc + ghost_pressure(pi.xyz, pr, pw, wall.yzw, pri.z);
+        acc = acc + wall_push(pi, pri.xyz, mi, pw, wall.yzw, loads);
     }
     displace(i, pi, acc);
 }
@@ -247,19 +297,19 @@ fn tiled(
 ) {
     let seg = tile_segment(li, wid, nwg);
     let rows = block_rows(seg.blk);
+    var loads = wall_impulses_none();
     for (var first = seg.slots.x; first < seg.slots.y; first = first + TILE_WG) {
         let i = first + li;
         let live = i < seg.slots.y;
         var pi = vec4<f32>(0.0);
         var pr = vec2<f32>(0.0);
         var mi = 0.0;
-        var body = 0.0;
+        var pri = vec4<f32>(0.0);
         var own = seg.blk;
         if (live) {
             pi = pos_get(i);
-            let pri = press_get(i);
+            pri = press_get(i);
             pr = pri.xy;
-            body = pri.z;
             mi = phases[u32(pi.w)].mass;
             own = block_around_cell(cell_of_get(i));
         }
@@ -296,9 +346,13 @@ fn tiled(
         }
         if (live) {
             if (wall.x != 0.0) {
-                acc = acc + ghost_pressure(pi.xyz, pr, pw, wall.yzw, body);
+                acc = acc + wall_push(pi, pri.xyz, mi, pw, wall.yzw, &loads);
             }
             displace(i, pi, acc);
         }
+    }
+    // Slot: the segment's (one per tiled workgroup).
+    if (walls_push()) {
+        wall_gather(li, wid.x + wid.y * nwg.x, &loads);
     }
 }

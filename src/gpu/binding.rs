@@ -45,17 +45,33 @@ pub(super) fn per_cursor<'a>(
 }
 
 impl GpuLiquidSolver {
-    /// Make every liquid pass's bind groups (the solver's setup; its liquid buffers are never
-    /// replaced), then those over the body boundary particles' buffers.
+    /// Make every liquid pass's bind groups (the solver's setup, and again when the walls'
+    /// partial sums grow for the tiled passes), then those over the body boundary particles'
+    /// buffers.
     pub(super) fn bind_passes(&mut self) {
         let (d, b, p) = (&self.ctx.device, &self.bufs, &mut self.passes);
         let u = &b.params;
         per_cursor(&mut p.velocity.kernel, d, u, |c| {
-            vec![&b.pos[c.pos], &b.vel[1 - c.vel], &b.vel[c.vel]]
+            vec![
+                &b.pos[c.pos],
+                &b.vel[1 - c.vel],
+                &b.vel[c.vel],
+                &b.phases,
+                &b.wall_partials,
+            ]
         });
         per_cursor(&mut p.walls.kernel, d, u, |c| {
-            vec![&b.pos[c.pos], &b.vel[1 - c.vel], &b.vel[c.vel]]
+            vec![
+                &b.pos[c.pos],
+                &b.vel[1 - c.vel],
+                &b.vel[c.vel],
+                &b.phases,
+                &b.wall_partials,
+            ]
         });
+        p.wall_loads
+            .kernel
+            .rebind(d, u, [vec![&b.wall_partials, &b.wall_tally]]);
         per_cursor(&mut p.viscosity.kernel, d, u, |c| {
             vec![
                 &b.pos[c.pos],
@@ -142,6 +158,7 @@ impl GpuLiquidSolver {
                 &b.vel[1 - c.vel],
                 &bb.cell_start,
                 &bb.sorted,
+                &b.wall_partials,
             ]
         });
     }

@@ -2,7 +2,7 @@
 //! adapter's limits (the per-particle arrays against two storage bindings each, see
 //! `split`), and the memory they take per particle.
 use super::context::GpuContext;
-use super::split;
+use super::{split, wall_gather};
 use crate::{Error, Result};
 
 /// `vec4<f32>` per particle.
@@ -122,10 +122,25 @@ pub struct LiquidBuffers {
     /// The walls' kernel-sum table, then the push's hydrostatic factor, `[f32; 2]` per entry
     /// (16 bytes unused without walls).
     pub wall_table: wgpu::Buffer,
+    /// The walls' loads: per workgroup slot of the passes that change velocities at the walls,
+    /// per wall, the impulse they gave the liquid and its moment (`wall_gather`), 192 bytes a
+    /// slot (16 bytes unused without walls).
+    pub wall_partials: wgpu::Buffer,
+    /// The walls' loads over the frame's steps (`wall_loads`): per wall the summed impulse and
+    /// angular impulse, the largest step force and torque (16 bytes unused without walls).
+    pub wall_tally: wgpu::Buffer,
     /// The uniform `Params`.
     pub params: wgpu::Buffer,
     /// Bytes allocated in all of the above.
     pub bytes: u64,
+}
+
+/// Bytes of the walls' tally on the device (with walls).
+pub const WALL_TALLY_BYTES: u64 = super::wall_loads::TALLY_VEC4S as u64 * VEC4;
+
+/// Bytes of the walls' tally for `wall_slots` slots of partial sums (none without walls).
+fn wall_tally_bytes(wall_slots: u64) -> u64 {
+    if wall_slots > 0 { WALL_TALLY_BYTES } else { 0 }
 }
 
 /// Bytes of the per-particle arrays: positions 2 x 16, velocities and start-of-step positions
@@ -138,8 +153,9 @@ pub fn storage_size(size: u64) -> u64 {
 }
 
 /// Bytes that [`LiquidBuffers::new`] allocates for `n` particles, `ncells` cells, `phases`
-/// phases and a walls' table of `wall_entries` entries (the accounting `check` reports).
-pub fn liquid_bytes(n: u64, ncells: u64, phases: u64, wall_entries: u64) -> u64 {
+/// phases, a walls' table of `wall_entries` entries and `wall_slots` slots of the walls' partial
+/// sums (the accounting `check` reports).
+pub fn liquid_bytes(n: u64, ncells: u64, phases: u64, wall_entries: u64, wall_slots: u64) -> u64 {
     let cells = (ncells + 1) * 4;
     [
         n * VEC4,
@@ -155,6 +171,8 @@ pub fn liquid_bytes(n: u64, ncells: u64, phases: u64, wall_entries: u64) -> u64 
         16,
         phases * std::mem::size_of::<GpuPhase>() as u64,
         wall_entries * 8,
+        wall_slots * wall_gather::SLOT_BYTES,
+        wall_tally_bytes(wall_slots),
     ]
     .iter()
     .map(|&b| storage_size(b))
@@ -242,14 +260,15 @@ fn unchecked_storage(
 }
 
 impl LiquidBuffers {
-    /// Allocate the buffers for `n` particles, `ncells` cells, `phases` phases and a walls'
-    /// table of `wall_entries` entries.
+    /// Allocate the buffers for `n` particles, `ncells` cells, `phases` phases, a walls' table
+    /// of `wall_entries` entries and `wall_slots` slots of the walls' partial sums.
     pub fn new(
         ctx: &GpuContext,
         n: u64,
         ncells: u64,
         phases: u64,
         wall_entries: u64,
+        wall_slots: u64,
     ) -> Result<LiquidBuffers> {
         let mut b = 0u64;
         let cells = (ncells + 1) * 4;
@@ -278,6 +297,13 @@ impl LiquidBuffers {
                 &mut b,
             )?,
             wall_table: storage(ctx, "wall table", wall_entries * 8, &mut b)?,
+            wall_partials: storage(
+                ctx,
+                "wall partial sums",
+                wall_slots * wall_gather::SLOT_BYTES,
+                &mut b,
+            )?,
+            wall_tally: storage(ctx, "wall tally", wall_tally_bytes(wall_slots), &mut b)?,
             params: {
                 let size = std::mem::size_of::<GpuParams>() as u64;
                 b += size;
@@ -290,7 +316,7 @@ impl LiquidBuffers {
             },
             bytes: 0,
         };
-        debug_assert_eq!(b, liquid_bytes(n, ncells, phases, wall_entries));
+        debug_assert_eq!(b, liquid_bytes(n, ncells, phases, wall_entries, wall_slots));
         Ok(LiquidBuffers {
             bytes: b,
             ..buffers

@@ -274,7 +274,7 @@ mod tests {
     use super::*;
     use crate::gpu::{
         boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
-        relaxation, scatter, velocity, viscosity, walls,
+        relaxation, scatter, velocity, viscosity, wall_loads, walls,
     };
     use split::SplitArray;
     use wgpu::naga;
@@ -289,11 +289,17 @@ mod tests {
         let passes = [
             (
                 "velocity",
-                gpu("velocity"),
+                velocity::source(),
                 velocity::SPLIT,
                 velocity::ACCESS,
             ),
-            ("walls", gpu("walls"), walls::SPLIT, walls::ACCESS),
+            ("walls", walls::source(), walls::SPLIT, walls::ACCESS),
+            (
+                "wall_loads",
+                gpu("wall_loads"),
+                wall_loads::SPLIT,
+                wall_loads::ACCESS,
+            ),
             (
                 "cell_index",
                 gpu("cell_index"),
@@ -353,8 +359,8 @@ mod tests {
                 read_only += if two_parts { 0 } else { n };
             }
         }
-        // The scan's source and 39 of the passes' storage bindings (in one part) are read-only.
-        assert_eq!(read_only, 40);
+        // The scan's source and 41 of the passes' storage bindings (in one part) are read-only.
+        assert_eq!(read_only, 42);
     }
 
     /// Check `text`'s storage declarations against `access`; the read-only ones.

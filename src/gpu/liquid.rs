@@ -5,7 +5,9 @@
 use super::GpuLiquidSolver;
 use super::contacts::Contact;
 use super::context::{self, GpuContext};
+use super::wall_loads;
 use crate::Result;
+use crate::boundary::LoadTally;
 use crate::boundary::body_grid::BoundaryParticles;
 use crate::liquid::backend::{BodyParticle, BodyReach, Carried, DeviceReport, Liquid, NearBody};
 use crate::liquid::{CpuLiquid, LiquidParams, Particles};
@@ -24,6 +26,8 @@ pub struct GpuLiquid {
     pending_grid: Option<(Vec<u32>, Vec<u32>)>,
     /// The bodies' surface particles and their pairs with the liquid, kept from step to step.
     near: NearScratch,
+    /// The time the walls' tally on the device covers, s (its sums and peaks stay there).
+    wall_time: f64,
 }
 
 /// What [`Liquid::near_bodies`] reuses from step to step.
@@ -43,6 +47,7 @@ impl GpuLiquid {
             host: CpuLiquid::new(params, particles),
             pending_grid: None,
             near: NearScratch::default(),
+            wall_time: 0.0,
         })
     }
 }
@@ -141,6 +146,39 @@ impl Liquid for GpuLiquid {
         // interleave); the sort brings the repeats together to drop them.
         out.sort_unstable_by_key(|n| (n.body, n.slot));
         out.dedup_by_key(|n| (n.body, n.slot));
+        Ok(())
+    }
+
+    fn has_wall_loads(&self) -> bool {
+        self.solver.has_wall_loads()
+    }
+
+    /// The step added its loads on the device; the time is counted here.
+    fn tally_wall_loads(&mut self, dt: f64) {
+        if self.solver.has_wall_loads() {
+            self.wall_time += dt;
+        }
+    }
+
+    fn wall_loads(&self) -> Result<Option<LoadTally>> {
+        Ok(self
+            .solver
+            .download_wall_tally()?
+            .map(|t| wall_loads::to_tally(&t, self.wall_time)))
+    }
+
+    fn take_wall_loads(&mut self) -> Result<Option<LoadTally>> {
+        let out = self.wall_loads()?;
+        self.solver
+            .upload_wall_tally(&[[0.0; 4]; wall_loads::TALLY_VEC4S]);
+        self.wall_time = 0.0;
+        Ok(out)
+    }
+
+    fn restore_wall_loads(&mut self, tally: LoadTally) -> Result<()> {
+        self.solver
+            .upload_wall_tally(&wall_loads::from_tally(&tally));
+        self.wall_time = tally.time();
         Ok(())
     }
 

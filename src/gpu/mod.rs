@@ -14,9 +14,14 @@
 //! relaxation pass `density` (the liquid's kernel sums, then the body boundary particles' from
 //! the 27 cells of their bins and the walls' from their table, as the CPU adds them, and the
 //! pressures) then `relaxation` (ping-pong positions); `walls` at `with_update`, which ends
-//! with the velocity update (`velocity::update` without walls). A liquid-only step is one
+//! with the velocity update (`velocity::update` without walls), then with walls `wall_loads`
+//! (the walls' loads: the walls, `wall_friction` and `relaxation` passes sum each workgroup's
+//! impulses per wall into its slot of partial sums, `wall_gather`; this one dispatch reduces
+//! them in slot order into the frame's tally on the device, which comes down once a frame).
+//! A liquid-only step is one
 //! submission with no host round trip: 5 dispatches (4 without viscosity), 2 per relaxation
-//! pass and the prefix sum's (2 per level, less one): 10 for the dam break. No neighbour lists: every neighbour pass loops the
+//! pass, the prefix sum's (2 per level, less one) and with walls the walls' loads' one: 11 for
+//! the dam break. No neighbour lists: every neighbour pass loops the
 //! 27 cells around a particle as 9 contiguous x-rows. Sums are gathers in grid order, so a
 //! run repeats bit for bit on the same device; the atomics only choose slots that the
 //! per-cell sort then orders. The neighbour passes (`density`, `relaxation`, `viscosity`)
@@ -29,7 +34,9 @@
 //! kernel sum, the other the start-of-step positions; from the gather to the velocity update
 //! the velocity buffer holds the pressures, the predictions before that), ids 2 x 4 B, cell
 //! 4 B, permutation 4 B: 80 B, plus 8 B per grid cell (counts, starts), the prefix sum's level
-//! totals and the walls' table (65 x 8 B). Bodies add, from the first upload of their boundary
+//! totals and the walls' table (65 x 8 B), and with walls their loads' partial sums (192 B per
+//! workgroup of 256 particles, or per tiled segment where the neighbour passes run tiled) and
+//! tally (384 B). Bodies add, from the first upload of their boundary
 //! particles, 40 B per boundary particle (uploaded position and weight 16 B, cell 4 B,
 //! permutation 4 B, sorted copy 16 B; only the 16 B upload crosses the bus each step) and 4 B
 //! per grid cell (their cell starts; their counts borrow the liquid's count buffer) with a
@@ -80,6 +87,8 @@ pub mod tile;
 pub mod timing;
 pub mod velocity;
 pub mod viscosity;
+pub mod wall_gather;
+pub mod wall_loads;
 pub mod walls;
 
 pub use crate::timing::Timing;

@@ -77,6 +77,14 @@ impl GpuLiquidSolver {
         }
     }
 
+    /// The walls' loads of the step: the partial sums reduced into the frame's tally (with
+    /// walls).
+    pub(super) fn rec_wall_loads(&self, pass: &mut wgpu::ComputePass<'_>) {
+        if self.wall_slots > 0 {
+            self.passes.wall_loads.dispatch(pass);
+        }
+    }
+
     /// The walls at `entry` (`main`, or `with_update` setting the velocities after).
     pub(super) fn rec_walls(&self, pass: &mut wgpu::ComputePass<'_>, entry: &str) {
         let g = self.cur.index();

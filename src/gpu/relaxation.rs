@@ -1,21 +1,22 @@
 //! Relaxation displacements (shaders/gpu/relaxation.wgsl), gathered per particle (Jacobi) into
 //! the other position buffer; its `tiled` entry point reads the neighbours through workgroup
 //! memory (tile.rs) in the same order; both add the walls' push (their ghosts,
-//! WallKernel::push), and add the displacement over dt to the step's velocity.
+//! WallKernel::push), and add the displacement over dt to the step's velocity; each wall's push
+//! goes to the walls' loads (`wall_gather`).
 use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
-use super::{bodies, ghosts, tile};
+use super::{bodies, ghosts, tile, wall_gather};
 use crate::boundary::body_grid::BoundaryGrid;
 use crate::boundary::wall_kernel::WallKernel;
-use crate::boundary::{self, BodyImages, WallPairs};
+use crate::boundary::{self, BodyImages, WallLoads, WallPairs};
 use crate::liquid::grid::Grid;
 use crate::liquid::neighbours::NeighbourLists;
 use crate::liquid::{LiquidParams, relaxation, step};
 use glam::Vec3A;
 
 /// How the pass uses its storage buffers, binding 1 on (shaders/gpu/relaxation.wgsl).
-pub(crate) const ACCESS: &[Access] = &[R, R, R, R, R, RW, R, RW, R, R];
+pub(crate) const ACCESS: &[Access] = &[R, R, R, R, R, RW, R, RW, R, R, RW];
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 pub(crate) const SPLIT: &[SplitArray] = &[
@@ -27,14 +28,16 @@ pub(crate) const SPLIT: &[SplitArray] = &[
 ];
 
 /// The pass's shader: its file with the tiles' segment helpers (tile.wgsl), the walls' ghost
-/// walk (ghosts.wgsl) and the bodies' gather (bodies.wgsl) appended.
+/// walk (ghosts.wgsl), the bodies' gather (bodies.wgsl) and the walls' loads gather
+/// (wall_gather.wgsl) appended.
 pub fn source() -> String {
     format!(
-        "{}\n{}\n{}\n{}",
+        "{}\n{}\n{}\n{}\n{}",
         include_str!("../../shaders/gpu/relaxation.wgsl"),
         tile::WGSL,
         ghosts::WGSL,
-        bodies::WGSL
+        bodies::WGSL,
+        wall_gather::WGSL
     )
 }
 
@@ -87,7 +90,8 @@ impl Relaxation {
 /// CPU twin: the CPU backend's displacements over the same grid, the walls' push added (where
 /// the bodies' kernel sum `body` is above zero, from the ghosts whose mirror image lies outside
 /// the bodies `bodies` binned on `grid`), applied as the CPU step applies them: the positions
-/// moved and the step's velocities `vel` (moved by `dx / dt`) returned.
+/// moved and the step's velocities `vel` (moved by `dx / dt`) returned. With `loads`, each
+/// wall's push on each particle goes to the walls' loads, as the CPU step gathers them.
 #[allow(clippy::too_many_arguments)]
 pub fn cpu_twin(
     pos: &[Vec3A],
@@ -99,6 +103,7 @@ pub fn cpu_twin(
     body: &[f32],
     bodies: &BoundaryGrid,
     dt: f32,
+    loads: Option<&mut WallLoads>,
 ) -> (Vec<Vec3A>, Vec<Vec3A>) {
     let mut lists = NeighbourLists::default();
     lists.build(pos, grid, params.h);
@@ -117,8 +122,11 @@ pub fn cpu_twin(
             inside: 0.5 * params.rho0,
             h: params.h,
         };
+        let mass: Vec<f32> = params.phases.iter().map(|p| p.mass).collect();
+        let masses = boundary::Masses { phase, mass: &mass };
+        let loads = loads.map(|l| (l, masses));
         boundary::add_ghost_pressure(
-            pos, press, body, w, &k, hs, g, dt, &sums, images, &mut dx, None,
+            pos, press, body, w, &k, hs, g, dt, &sums, images, &mut dx, loads,
         );
     }
     let (mut out, mut v) = (pos.to_vec(), vel.to_vec());

@@ -106,6 +106,14 @@ impl GpuLiquidSolver {
         })
     }
 
+    /// The walls' loads alone: the partial sums reduced into the tally (step `dt`) and cleared.
+    pub fn pass_wall_loads(&mut self, dt: f32) -> Result<()> {
+        self.run_alone(dt, |s, p| {
+            s.rec_wall_loads(p);
+            None
+        })
+    }
+
     /// Velocity update alone.
     pub fn pass_velocity(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {

@@ -8,7 +8,7 @@ use super::grid_spec::GridSpec;
 use super::timing::{Recorder, Stamps};
 use super::{
     boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
-    relaxation, scatter, split, tile, velocity, viscosity, walls,
+    relaxation, scatter, split, tile, velocity, viscosity, wall_gather, wall_loads, walls,
 };
 use crate::boundary::body_grid::BoundaryParticles;
 use crate::boundary::wall_kernel::{WALL_TABLE_SAMPLES, WallKernel};
@@ -34,6 +34,7 @@ pub(super) struct Passes {
     pub(super) contacts: contacts::Contacts,
     pub(super) impulses: impulses::Impulses,
     pub(super) push_out: push_out::PushOut,
+    pub(super) wall_loads: wall_loads::WallLoadsPass,
 }
 
 /// Which of each pair of ping-pong buffers holds the current data.
@@ -71,6 +72,8 @@ pub struct GpuLiquidSolver {
     pub(super) tiled: Option<u32>,
     /// The buffers of the exchange with the coupling, kept from step to step.
     pub(super) exchange: super::exchange::ExchangeBuffers,
+    /// Slots of the walls' partial sums (0 without walls).
+    pub(super) wall_slots: u64,
 }
 
 impl std::fmt::Debug for GpuLiquidSolver {
@@ -100,12 +103,21 @@ impl GpuLiquidSolver {
             .walls
             .as_ref()
             .map(|_| WallKernel::new(params.spacing, params.h));
+        let walls = wall_kernel.is_some();
+        let binding = binding_bytes(&ctx.limits);
+        let tiled = (tile::enabled(&ctx.limits)?
+            && wall_gather::WallPartials::tiles_fit(walls, n, grid.dims, binding))
+        .then(|| tile::workgroups(grid.dims));
+        let wall_slots =
+            wall_gather::WallPartials::new(wall_kernel.is_some(), n, grid.dims, tiled.is_some())
+                .slots;
         let bufs = LiquidBuffers::new(
             &ctx,
             n as u64,
             ncells as u64,
             params.phases.len().max(1) as u64,
             wall_kernel.as_ref().map_or(0, wall_entries),
+            wall_slots,
         )?;
         if let Some(k) = &wall_kernel {
             ctx.queue
@@ -127,7 +139,6 @@ impl GpuLiquidSolver {
         if two {
             split::check_bindings(&ctx.limits, &ctx.info.name)?;
         }
-        let tiled = tile::enabled(&ctx.limits)?.then(|| tile::workgroups(grid.dims));
         let device = &ctx.device;
         let prefix =
             prefix_sum::PrefixSum::new(&ctx, &bufs.cell_count, &bufs.cell_start, ncells + 1)?;
@@ -145,6 +156,7 @@ impl GpuLiquidSolver {
             contacts: contacts::Contacts::new(device, two),
             impulses: impulses::Impulses::new(device, two),
             push_out: push_out::PushOut::new(device, two),
+            wall_loads: wall_loads::WallLoadsPass::new(device),
         };
         let stamps = ctx.timestamps.then(|| {
             let capacity = 64;
@@ -200,6 +212,7 @@ impl GpuLiquidSolver {
             gp: GpuParams::default(),
             tiled,
             exchange: super::exchange::ExchangeBuffers::new(),
+            wall_slots,
         };
         s.bind_passes();
         s.write_params(0.0);
@@ -209,18 +222,28 @@ impl GpuLiquidSolver {
     /// Bytes of GPU memory the liquid of `params` with the particles `p` needs before any
     /// body boundary particle: every buffer [`GpuLiquidSolver::new`] allocates (the body
     /// boundary particles' placeholders among them), counted as
-    /// [`GpuLiquidSolver::bytes_allocated`] counts them, without a device.
+    /// [`GpuLiquidSolver::bytes_allocated`] counts them, without a device (the walls' partial
+    /// sums for the tiled passes where the knob asks for them).
     pub fn bytes_needed(params: &LiquidParams, p: &Particles) -> Result<u64> {
         let grid = GridSpec::new(params, p)?;
         let ncells = grid.cells();
+        let walls = params.boundary.walls.is_some();
         let table = params.boundary.walls.as_ref().map_or(0, |_| {
             wall_entries(&WallKernel::new(params.spacing, params.h))
         });
+        let n = u32::try_from(p.len()).unwrap_or(u32::MAX);
+        // Tiled where the knob asks and the partial sums fit a binding of wgpu's defaults.
+        let limits = wgpu::Limits::default();
+        let binding = split::binding_limit(limits.max_storage_buffer_binding_size)?;
+        let tiled =
+            tile::wanted()? && wall_gather::WallPartials::tiles_fit(walls, n, grid.dims, binding);
+        let slots = wall_gather::WallPartials::new(walls, n, grid.dims, tiled).slots;
         Ok(buffers::liquid_bytes(
             p.len() as u64,
             ncells as u64,
             params.phases.len().max(1) as u64,
             table,
+            slots,
         ) + prefix_sum::bytes_for(ncells + 1)
             + buffers::boundary_bytes(0, 0))
     }
@@ -241,6 +264,7 @@ impl GpuLiquidSolver {
             &p.contacts.kernel,
             &p.impulses.kernel,
             &p.push_out.kernel,
+            &p.wall_loads.kernel,
         ]
         .iter()
         .map(|k| k.dispatched())
@@ -256,8 +280,24 @@ impl GpuLiquidSolver {
 
     /// Run the neighbour passes tiled (`true`, where the device allows it) or untiled, from
     /// the next recorded pass on, whatever the knob says (tests compare the two paths).
-    pub fn set_tiled(&mut self, on: bool) {
-        self.tiled = (on && tile::fits(&self.ctx.limits)).then(|| tile::workgroups(self.grid.dims));
+    pub fn set_tiled(&mut self, on: bool) -> Result<()> {
+        let walls = self.params.boundary.walls.is_some();
+        let binding = binding_bytes(&self.ctx.limits);
+        let fit = wall_gather::WallPartials::tiles_fit(walls, self.n, self.grid.dims, binding);
+        self.tiled =
+            (on && tile::fits(&self.ctx.limits) && fit).then(|| tile::workgroups(self.grid.dims));
+        // The tiled relaxation gathers the walls' loads per segment: as many slots.
+        let slots =
+            wall_gather::WallPartials::new(walls, self.n, self.grid.dims, self.tiled.is_some());
+        if slots.slots > self.wall_slots {
+            let b = &mut self.bufs;
+            b.bytes -= buffers::storage_size(b.wall_partials.size());
+            b.wall_partials =
+                buffers::storage(&self.ctx, "wall partial sums", slots.bytes(), &mut b.bytes)?;
+            self.wall_slots = slots.slots;
+            self.bind_passes();
+        }
+        Ok(())
     }
 
     /// Which paths the step takes: tiled or untiled neighbour passes, the prefix sum with
@@ -577,10 +617,12 @@ impl GpuLiquidSolver {
                 Some(s.rec_relaxation(p))
             })?;
         }
-        // The velocity update ends the walls' pass when there are walls.
+        // The velocity update ends the walls' pass when there are walls; the walls' loads of
+        // the step go into the frame's tally.
         if self.params.boundary.walls.is_some() {
             self.phase(&mut rec, Phase::Collisions, |s, p| {
                 s.rec_walls(p, "with_update");
+                s.rec_wall_loads(p);
                 None
             })?;
         } else {
@@ -593,6 +635,13 @@ impl GpuLiquidSolver {
         self.has_grid = true;
         Ok(())
     }
+}
+
+/// Bytes one storage buffer of the device with `limits` binds whole.
+fn binding_bytes(limits: &wgpu::Limits) -> u64 {
+    limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
 }
 
 /// Entries of the walls' GPU table: the kernel sums, then one holding the push's hydrostatic

@@ -32,7 +32,8 @@ pub const WORKGROUP_BYTES: u32 = 2 * CHUNK * 16 + 10 * 8;
 pub const TILES_VAR: &str = "SPHRIGID_GPU_TILES";
 
 /// Whether the device with `limits` has the workgroup memory and invocations the tiled entry
-/// points take.
+/// points take (with walls, the solver also needs the tiled relaxation's partial sums of the
+/// walls' loads to fit one storage binding, `wall_gather::WallPartials::tiles_fit`).
 pub fn fits(limits: &wgpu::Limits) -> bool {
     limits.max_compute_workgroup_storage_size >= WORKGROUP_BYTES
         && limits.max_compute_invocations_per_workgroup >= INVOCATIONS
@@ -42,11 +43,15 @@ pub fn fits(limits: &wgpu::Limits) -> bool {
 /// Whether the tiled entry points run on a device with `limits`, as the knob [`TILES_VAR`]
 /// says (only when it is `on`).
 pub fn enabled(limits: &wgpu::Limits) -> Result<bool> {
-    let wanted = match knob(TILES_VAR)? {
+    Ok(wanted()? && fits(limits))
+}
+
+/// Whether the knob [`TILES_VAR`] asks for the tiled entry points (`on`).
+pub fn wanted() -> Result<bool> {
+    Ok(match knob(TILES_VAR)? {
         Knob::On => true,
         Knob::Auto | Knob::Off => false,
-    };
-    Ok(wanted && fits(limits))
+    })
 }
 
 /// Workgroups of a tiled pass over a grid of `dims` cells: one per segment.

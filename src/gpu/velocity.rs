@@ -2,17 +2,18 @@
 //! walls' viscous friction after the viscosity (`wall_friction`) and at its end (`update`)
 //! the step's velocity (kept in the start-of-step buffer during the step: the predicted
 //! velocity plus the relaxation's displacements over dt) into the velocities, with
-//! `x_prev = x - v dt`.
+//! `x_prev = x - v dt`. The walls' friction gives each wall's impulse to the walls' loads
+//! (`wall_gather`).
 use super::kernel::Access::{self, Read as R, ReadWrite as RW};
 use super::kernel::Kernel;
 use super::split::{SplitArray, SplitArrays};
-use crate::boundary::Walls;
 use crate::boundary::wall_friction;
+use crate::boundary::{WallLoads, Walls};
 use crate::liquid::Particles;
 use glam::Vec3A;
 
 /// How the pass uses its storage buffers, binding 1 on (shaders/gpu/velocity.wgsl).
-pub(crate) const ACCESS: &[Access] = &[R, RW, RW];
+pub(crate) const ACCESS: &[Access] = &[R, RW, RW, R, RW];
 
 /// The arrays of the pass bound in two parts (shaders/gpu/split.wgsl).
 pub(crate) const SPLIT: &[SplitArray] = &[
@@ -20,6 +21,15 @@ pub(crate) const SPLIT: &[SplitArray] = &[
     SplitArray::vec4("prev", 2),
     SplitArray::vec4("vel", 3),
 ];
+
+/// The pass's shader: its file with the walls' loads gather (wall_gather.wgsl) appended.
+pub fn source() -> String {
+    format!(
+        "{}\n{}",
+        include_str!("../../shaders/gpu/velocity.wgsl"),
+        super::wall_gather::WGSL
+    )
+}
 
 /// The pass's pipelines.
 #[derive(Debug)]
@@ -31,12 +41,12 @@ pub struct Velocity {
 impl Velocity {
     /// Compile the pass, its per-particle arrays in two parts each when `two_parts`.
     pub fn new(device: &wgpu::Device, two_parts: bool) -> Velocity {
-        let src = include_str!("../../shaders/gpu/velocity.wgsl");
+        let src = source();
         Velocity {
             kernel: Kernel::new(
                 device,
                 "velocity",
-                src,
+                &src,
                 true,
                 ACCESS,
                 SplitArrays {
@@ -72,7 +82,13 @@ pub fn cpu_twin_update(p: &mut Particles, step_vel: &[Vec3A], dt: f32) {
     }
 }
 
-/// CPU twin of `wall_friction`: the CPU step's viscous friction of the walls.
-pub fn cpu_twin_wall_friction(p: &mut Particles, walls: &Walls, dt: f32) {
-    wall_friction::apply_wall_friction(p, walls, dt, None);
+/// CPU twin of `wall_friction`: the CPU step's viscous friction of the walls; with `loads`,
+/// each wall's impulse on each particle (`mass` per phase, kg) goes to the walls' loads.
+pub fn cpu_twin_wall_friction(
+    p: &mut Particles,
+    walls: &Walls,
+    dt: f32,
+    loads: Option<(&mut WallLoads, &[f32])>,
+) {
+    wall_friction::apply_wall_friction(p, walls, dt, loads);
 }

@@ -8,6 +8,7 @@ use super::neighbours::PackedLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use crate::Result;
+use crate::boundary::LoadTally;
 use crate::boundary::body_grid::BoundaryParticles;
 use crate::timing::{PhaseTimes, Timing};
 use glam::{DVec3, Vec3A};
@@ -159,11 +160,34 @@ pub trait Liquid: std::fmt::Debug + Send {
         None
     }
 
-    /// Per container wall (x lo, x hi, y lo, y hi, z lo, z hi), the liquid's impulse on it
-    /// (N s) and angular impulse about the wall's centre (N m s) in the last step: what its
-    /// ghosts' push, its collisions and its viscous friction gave the particles, reversed.
-    /// `None` without walls, or on a backend that does not gather them.
-    fn wall_impulses(&self) -> Option<[(glam::DVec3, glam::DVec3); 6]> {
-        None
+    /// Whether the backend gathers the liquid's loads on the container's walls (a scene with
+    /// walls): then [`Liquid::wall_loads`] gives them.
+    fn has_wall_loads(&self) -> bool {
+        false
+    }
+
+    /// Close the last step (of `dt` s) into the walls' tally of the frame. The CPU backend adds
+    /// the step's impulses here; the GPU backend has added them on its device within the step
+    /// (its sums and peaks stay there) and counts the time only.
+    fn tally_wall_loads(&mut self, _dt: f64) {}
+
+    /// Per container wall (x lo, x hi, y lo, y hi, z lo, z hi), the liquid's loads since the
+    /// tally last started over: its impulse on the wall (N s) and angular impulse about the
+    /// wall's centre (N m s) summed over the steps, with the step force and torque of the
+    /// largest magnitude: what its ghosts' push, its collisions and its viscous friction gave
+    /// the particles, reversed. `None` without walls, or on a backend that does not gather
+    /// them. On a device, one download (a frame's, or a checkpoint's).
+    fn wall_loads(&self) -> Result<Option<LoadTally>> {
+        Ok(None)
+    }
+
+    /// [`Liquid::wall_loads`], and start the tally over (a frame is written).
+    fn take_wall_loads(&mut self) -> Result<Option<LoadTally>> {
+        Ok(None)
+    }
+
+    /// Put back the walls' tally that [`Liquid::wall_loads`] gave (a checkpoint's).
+    fn restore_wall_loads(&mut self, _tally: LoadTally) -> Result<()> {
+        Ok(())
     }
 }

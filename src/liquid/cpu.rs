@@ -5,6 +5,7 @@ use super::neighbours::NeighbourLists;
 use super::params::LiquidParams;
 use super::particles::Particles;
 use super::step::LiquidSolver;
+use crate::boundary::LoadTally;
 use crate::boundary::body_grid::BoundaryParticles;
 use crate::timing::{PhaseTimes, Timing};
 use crate::{Error, Result};
@@ -23,6 +24,8 @@ pub struct CpuLiquid {
     near: Vec<bool>,
     /// The bodies' balls binned on a uniform grid (`near_bodies`'s broad phase).
     balls: BallGrid,
+    /// The liquid's loads on the walls since the last frame written (with walls).
+    wall_tally: LoadTally,
 }
 
 /// The bodies' balls binned on a uniform grid of cells about as large as the largest ball, so
@@ -147,13 +150,35 @@ impl CpuLiquid {
             particles,
             near: Vec::new(),
             balls: BallGrid::default(),
+            wall_tally: LoadTally::default(),
         }
     }
 }
 
 impl Liquid for CpuLiquid {
-    fn wall_impulses(&self) -> Option<[(glam::DVec3, glam::DVec3); 6]> {
-        self.solver.wall_impulses()
+    fn has_wall_loads(&self) -> bool {
+        self.solver.wall_impulses().is_some()
+    }
+
+    fn tally_wall_loads(&mut self, dt: f64) {
+        if let Some(w) = self.solver.wall_impulses() {
+            self.wall_tally.add(&w, dt);
+        }
+    }
+
+    fn wall_loads(&self) -> Result<Option<LoadTally>> {
+        Ok(self.has_wall_loads().then(|| self.wall_tally.clone()))
+    }
+
+    fn take_wall_loads(&mut self) -> Result<Option<LoadTally>> {
+        let out = self.wall_loads()?;
+        self.wall_tally.clear();
+        Ok(out)
+    }
+
+    fn restore_wall_loads(&mut self, tally: LoadTally) -> Result<()> {
+        self.wall_tally = tally;
+        Ok(())
     }
 
     fn params(&self) -> &LiquidParams {

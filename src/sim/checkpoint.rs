@@ -107,7 +107,10 @@ pub fn capture(
         touching: sim.coupler.as_ref().map_or(Vec::new(), |c| c.touching()),
         peaks: sim.joint_peaks.peaks().to_vec(),
         fallbacks,
-        loads: [sim.body_loads.save(), sim.wall_loads.save()],
+        loads: [
+            sim.body_loads.save(),
+            sim.liquid.wall_loads()?.map_or(Vec::new(), |t| t.save()),
+        ],
     })
 }
 
@@ -153,7 +156,10 @@ pub fn restore(sim: &mut Simulation, c: Checkpoint) -> Result<Carried> {
             })
     };
     sim.body_loads = fits(body_loads, sim.bodies.len(), "bodies")?;
-    sim.wall_loads = fits(wall_loads, 6, "walls")?;
+    let wall_loads = fits(wall_loads, 6, "walls")?;
+    if sim.liquid.has_wall_loads() {
+        sim.liquid.restore_wall_loads(wall_loads)?;
+    }
     sim.steps = c.steps;
     sim.time = c.steps as f64 * sim.dt;
     Ok(c.carried)

@@ -60,8 +60,6 @@ pub struct Simulation {
     pub joint_peaks: ErrorPeaks,
     /// The liquid's loads on each body over the steps since the last frame written.
     pub body_loads: loads::LoadTally,
-    /// The liquid's loads on each container wall over the steps since the last frame written.
-    pub wall_loads: loads::LoadTally,
     /// Gravity, m/s^2 (applied to dynamic bodies; the liquid has its own copy).
     pub gravity: DVec3,
     /// Step size, s.
@@ -154,7 +152,6 @@ impl Simulation {
             lcp_tally: LcpTally::default(),
             joint_peaks: ErrorPeaks::default(),
             body_loads: loads::LoadTally::default(),
-            wall_loads: loads::LoadTally::default(),
             gravity: DVec3::from_array(scene.gravity),
             dt,
             substeps,
@@ -232,7 +229,12 @@ impl Simulation {
             })?;
             let particles = std::mem::take(sim.liquid.particles_mut());
             let params = sim.liquid.params().clone();
+            // The walls' tally a checkpoint restored goes with the liquid to the device.
+            let walls = sim.liquid.wall_loads()?;
             sim.liquid = Box::new(GpuLiquid::new(ctx, params, particles)?);
+            if let Some(t) = walls {
+                sim.liquid.restore_wall_loads(t)?;
+            }
         }
         sim.liquid.restore_carried(carried)?;
         if !sim.body_boundary.is_empty() {
@@ -283,9 +285,7 @@ impl Simulation {
         }
         self.liquid
             .step(self.dt as f32, self.gpu_timing, &mut self.times)?;
-        if let Some(w) = self.liquid.wall_impulses() {
-            self.wall_loads.add(&w, self.dt);
-        }
+        self.liquid.tally_wall_loads(self.dt);
         // Bodies: contacts with the liquid, the walls and each other through the LCP, then
         // their motion.
         let (dt, g) = (self.dt, self.gravity);

@@ -5,6 +5,7 @@
 //! frame), writes a frame, and reports the tables' lengths for the next checkpoint.
 use super::Simulation;
 use super::gauges::Gauges;
+use super::loads;
 use super::surfaces::SurfaceWorker;
 use crate::coupling::leak::LeakCheck;
 use crate::output::checksum::FileSum;
@@ -59,17 +60,22 @@ impl Loads {
             } else {
                 Some(open(LoadTable::Bodies)?)
             },
-            walls: match sim.liquid.wall_impulses() {
-                Some(_) => Some(open(LoadTable::Walls)?),
-                None => None,
+            walls: if sim.liquid.has_wall_loads() {
+                Some(open(LoadTable::Walls)?)
+            } else {
+                None
             },
         })
     }
 
     /// Write frame `frame`'s loads (the steps since the last frame's) and start over.
     fn write_frame(&mut self, sim: &mut Simulation, frame: u32, time: f64) -> Result<()> {
-        let bodies = sim.body_loads.take(sim.bodies.len());
-        let walls = sim.wall_loads.take(WALL_NAMES.len());
+        let bodies = loads::take(&mut sim.body_loads, sim.bodies.len());
+        // The walls' tally: one download on a device (the particles come down with it).
+        let walls = match sim.liquid.take_wall_loads()? {
+            Some(mut t) => loads::take(&mut t, WALL_NAMES.len()),
+            None => Vec::new(),
+        };
         // Frame 0 comes before any step.
         if frame == 0 {
             return Ok(());

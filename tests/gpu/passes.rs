@@ -5,13 +5,13 @@ use crate::common::Rng;
 use crate::common::gpu as gpu_common;
 use glam::Vec3A;
 use sphrigid::boundary::BodyImages;
-use sphrigid::boundary::Walls;
 use sphrigid::boundary::body_grid::{BoundaryGrid, BoundaryParticles};
 use sphrigid::boundary::wall_kernel::{WallKernel, mirror_offset, plane_distances};
+use sphrigid::boundary::{WallLoads, Walls};
 use sphrigid::gpu::contacts::{self, BodyParticle};
 use sphrigid::gpu::{
     GpuLiquidSolver, boundary_grid, buffers, cell_index, count, density, prefix_sum, relaxation,
-    scatter, velocity, viscosity, walls,
+    scatter, velocity, viscosity, wall_loads, walls,
 };
 use sphrigid::liquid::grid::Grid;
 use sphrigid::liquid::{LiquidParams, Particles};
@@ -84,7 +84,7 @@ fn setup_scene(text: &str, tiled: bool) -> Option<(GpuLiquidSolver, Particles, L
     }
     p.permute(&perm);
     let mut gpu = GpuLiquidSolver::new(ctx, params.clone(), &p).expect("the GPU solver");
-    gpu.set_tiled(tiled);
+    gpu.set_tiled(tiled).unwrap();
     assert_eq!(
         gpu.is_tiled(),
         tiled,
@@ -423,9 +423,22 @@ fn check_relaxation(tiled: bool) {
         imaged > 50 && films > 20,
         "{imaged} particles with ghosts in a body's image, {films} in films"
     );
+    let mut loads = WallLoads::new(walls, hs);
     let (twin, twin_vel) = relaxation::cpu_twin(
-        &s.pos, &s.prev, &s.phase, &grid, &params, &press, &body, &bins, DT,
+        &s.pos,
+        &s.prev,
+        &s.phase,
+        &grid,
+        &params,
+        &press,
+        &body,
+        &bins,
+        DT,
+        Some(&mut loads),
     );
+    // The walls' push on the liquid, per wall, as the CPU step gathers it.
+    gpu.pass_wall_loads(DT).unwrap();
+    check_wall_loads(&gpu, &loads, &format!("relaxation, tiled {tiled}"));
     let dx_gpu: Vec<Vec3A> = after.pos.iter().zip(&s.pos).map(|(a, b)| *a - *b).collect();
     let dx_cpu: Vec<Vec3A> = twin.iter().zip(&s.pos).map(|(a, b)| *a - *b).collect();
     let biggest = dx_cpu.iter().map(|d| d.length()).fold(0.0, f32::max);
@@ -498,6 +511,84 @@ fn through_the_walls(p: &mut Particles, w: &Walls, seed: u64) -> Vec<Vec3A> {
     step_vel
 }
 
+/// Per phase, a particle's mass, kg.
+fn masses(params: &LiquidParams) -> Vec<f32> {
+    params.phases.iter().map(|p| p.mass).collect()
+}
+
+/// The walls' tally on the device after one pass and the `wall_loads` reduction, against the
+/// CPU step's gather of the same pass: per wall, the load (the sum of many particles'
+/// impulses, in f32 on the device, in f64 on the CPU, each particle's impulse a few ulps
+/// apart) within 1e-4 of the largest wall's, and the torque about the wall's centre within
+/// 1e-5 of the largest load times the container's size (measured on lavapipe: 1e-7); the step's force and torque are the
+/// peaks.
+fn check_wall_loads(gpu: &GpuLiquidSolver, cpu: &WallLoads, what: &str) {
+    let t = gpu.download_wall_tally().unwrap().expect("walls");
+    let got = wall_loads::to_tally(&t, DT as f64);
+    let want = cpu.impulses();
+    let biggest = want.iter().map(|(j, _)| j.length()).fold(0.0, f64::max);
+    assert!(biggest > 0.0, "{what}: no load on any wall");
+    let size = 0.2;
+    for (w, ((j, m), (cj, cm))) in got.sums().iter().zip(&want).enumerate() {
+        let (dj, dm) = ((*j - *cj).length(), (*m - *cm).length());
+        eprintln!(
+            "{what}: wall {w}: load {j} vs {cj} (off {:.2e} of the largest), torque {m} vs {cm}",
+            dj / biggest
+        );
+        assert!(dj <= 1e-5 * biggest, "{what}: wall {w}: load {j} vs {cj}");
+        assert!(
+            dm <= 1e-5 * biggest * size,
+            "{what}: wall {w}: torque {m} vs {cm}"
+        );
+        let (f, tq) = got.peaks()[w];
+        let inv_dt = 1.0 / DT as f64;
+        assert!((f - *j * inv_dt).length() <= 1e-6 * f.length() + 1e-12);
+        assert!((tq - *m * inv_dt).length() <= 1e-6 * tq.length() + 1e-12);
+    }
+}
+
+#[test]
+fn wall_loads_reduce_as_their_cpu_twin() {
+    let _serial = gpu_common::serial();
+    let Some((mut gpu, _, _)) = setup() else {
+        return;
+    };
+    let slots = gpu.wall_slots() as usize;
+    assert!(slots > 64, "only {slots} slots: the strides are not tested");
+    let mut rng = Rng::new(11);
+    let mut tally = [[0.0f32; 4]; wall_loads::TALLY_VEC4S];
+    // Two steps, the second smaller on some walls and larger on others: the peaks hold the
+    // larger of each.
+    for step in 0..2 {
+        let scale = [1.0, 3.0][step];
+        let mut partials: Vec<[f32; 4]> = (0..slots * 12)
+            .map(|k| {
+                let s = if (k / 2) % 3 == step { 0.1 } else { scale };
+                [rng.sym(s), rng.sym(s), rng.sym(s), 0.0]
+            })
+            .collect();
+        gpu.upload_wall_partials(&partials).unwrap();
+        gpu.pass_wall_loads(DT).unwrap();
+        wall_loads::cpu_twin(&mut partials, &mut tally, 1.0 / DT);
+        let got = gpu.download_wall_tally().unwrap().unwrap();
+        // The same additions in the same order: the same sums; the peaks' comparisons of
+        // squared lengths may fuse a multiply-add on a device.
+        for (k, (a, b)) in got.iter().zip(&tally).enumerate() {
+            for (x, y) in a.iter().zip(b) {
+                assert!(
+                    (x - y).abs() <= 1e-6 * y.abs(),
+                    "step {step}: tally entry {k}: {a:?} vs {b:?}"
+                );
+            }
+        }
+        let cleared = gpu.download_wall_partials().unwrap();
+        assert!(
+            cleared.iter().all(|v| *v == [0.0; 4]),
+            "partials not cleared"
+        );
+    }
+}
+
 #[test]
 fn walls_match_their_cpu_twin() {
     let _serial = gpu_common::serial();
@@ -511,7 +602,10 @@ fn walls_match_their_cpu_twin() {
     let g = gpu.download().unwrap();
     let mut cpu = p.clone();
     cpu.vel.clone_from(&step_vel);
-    walls::cpu_twin(&mut cpu, &w, DT);
+    let mut loads = WallLoads::new(&w, params.spacing / 2.0);
+    walls::cpu_twin(&mut cpu, &w, DT, Some((&mut loads, &masses(&params))));
+    gpu.pass_wall_loads(DT).unwrap();
+    check_wall_loads(&gpu, &loads, "collisions");
     let moved = p.pos.iter().zip(&cpu.pos).filter(|(a, b)| a != b).count();
     assert!(moved > p.len() / 5, "only {moved} particles hit a wall");
     let turned = step_vel
@@ -546,7 +640,10 @@ fn wall_friction_matches_its_cpu_twin() {
     gpu.pass_wall_friction(DT).unwrap();
     let g = gpu.download().unwrap();
     let mut cpu = p.clone();
-    velocity::cpu_twin_wall_friction(&mut cpu, &w, DT);
+    let mut loads = WallLoads::new(&w, params.spacing / 2.0);
+    velocity::cpu_twin_wall_friction(&mut cpu, &w, DT, Some((&mut loads, &masses(&params))));
+    gpu.pass_wall_loads(DT).unwrap();
+    check_wall_loads(&gpu, &loads, "viscous friction");
     let slowed = (0..p.len())
         .filter(|&k| cpu.vel[k].length() < 0.9 * p.vel[k].length())
         .count();
@@ -611,7 +708,7 @@ fn walls_fused_with_the_velocity_update_match_their_cpu_twins() {
     let g = gpu.download().unwrap();
     let mut cpu = p.clone();
     cpu.vel.clone_from(&step_vel);
-    walls::cpu_twin(&mut cpu, &w, DT);
+    walls::cpu_twin(&mut cpu, &w, DT, None);
     let after_walls = cpu.vel.clone();
     velocity::cpu_twin_update(&mut cpu, &after_walls, DT);
     let moved = p.pos.iter().zip(&cpu.pos).filter(|(a, b)| a != b).count();
