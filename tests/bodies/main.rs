@@ -16,3 +16,4 @@ mod rigid_body;
 mod rigid_cli;
 mod sampling;
 mod scene;
+mod wave_maker;
