@@ -65,6 +65,17 @@ pub fn ghost_sums(y: f64, d: f64, h: f64) -> [f64; 6] {
 /// lattice of spacing `d` (kernel radius `h`): a pressure gradient `G` displaces it by
 /// `-dt^2 C G / 2` in the relaxation, so the hydrostatic gradient is `2 g / C`.
 pub fn lattice_moment(d: f64, h: f64) -> f64 {
+    kernel_moment(d, h, 1)
+}
+
+/// `sum (1-q)^2 r_y^2 / r` over the neighbours of an interior particle of the simple cubic
+/// lattice of spacing `d`, kernel radius `h`: the near pressure's [`lattice_moment`], m.
+pub fn lattice_near_moment(d: f64, h: f64) -> f64 {
+    kernel_moment(d, h, 2)
+}
+
+/// `sum (1-q)^power r_y^2 / r` over the neighbours of an interior lattice particle.
+fn kernel_moment(d: f64, h: f64, power: i32) -> f64 {
     let n = (h / d).ceil() as i64;
     let mut c = 0.0;
     for i in -n..=n {
@@ -73,7 +84,7 @@ pub fn lattice_moment(d: f64, h: f64) -> f64 {
                 let r = ((i * i + j * j + k * k) as f64).sqrt() * d;
                 let a = 1.0 - r / h;
                 if r > 0.0 && a > 0.0 {
-                    c += a * (j * j) as f64 * d * d / r;
+                    c += a.powi(power) * (j * j) as f64 * d * d / r;
                 }
             }
         }

@@ -31,7 +31,7 @@
 use super::params::LiquidParams;
 use super::particles::Particles;
 use crate::boundary::Walls;
-use crate::boundary::wall_kernel::{WallKernel, lattice_moment};
+use crate::boundary::wall_kernel::{WallKernel, lattice_moment, lattice_near_moment};
 use glam::Vec3A;
 
 /// The Wendland C2 kernel in 3D with support `h`, at squared distance `r2`:
@@ -271,25 +271,6 @@ impl PressureModel {
         });
         near as f32 + walls
     }
-}
-
-/// `sum (1-q)^2 r_y^2 / r` over the neighbours of an interior particle of the simple cubic
-/// lattice of spacing `d`, kernel radius `h`: the near pressure's [`lattice_moment`], m.
-pub fn lattice_near_moment(d: f64, h: f64) -> f64 {
-    let n = (h / d).ceil() as i64;
-    let mut m = 0.0;
-    for i in -n..=n {
-        for j in -n..=n {
-            for k in -n..=n {
-                let r = ((i * i + j * j + k * k) as f64).sqrt() * d;
-                let a = 1.0 - r / h;
-                if r > 0.0 && a > 0.0 {
-                    m += a * a * (j * j) as f64 * d * d / r;
-                }
-            }
-        }
-    }
-    m
 }
 
 /// The point between `lo` (fraction at least one half) and `hi` (below it) where `f` crosses

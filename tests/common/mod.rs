@@ -178,6 +178,25 @@ pub fn small_run(scene: &str, sets: &[&str], out: &Path) -> Output {
     r
 }
 
+/// Run the scene file `scene` for `frames` frames into `out`, quietly (with `--resume` when
+/// `resume`); the run must succeed.
+pub fn run_frames(scene: &Path, out: &Path, frames: &str, resume: bool) {
+    let mut args = vec![
+        "run",
+        scene.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--frames",
+        frames,
+        "--quiet",
+    ];
+    if resume {
+        args.push("--resume");
+    }
+    let o = sphrigid(&args);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 /// The `.json` files in `dir` (relative to the crate root), sorted by name.
 pub fn json_files(dir: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);

@@ -3,7 +3,7 @@
 //! hydrostatic load `rho g w H^2 / 2` (3%), a floating box at rest is held up by exactly its
 //! weight (1%), the floor carries the rest, and a resumed run writes both tables byte for
 //! byte.
-use crate::common::{read_fluid_ply, sphrigid};
+use crate::common::{read_fluid_ply, run_frames};
 use sphrigid::output::loads::{LoadRow, LoadTable, parse};
 use std::path::Path;
 
@@ -53,23 +53,6 @@ fn scene() -> String {
     )
 }
 
-fn run(scene: &Path, out: &Path, frames: &str, resume: bool) {
-    let mut args = vec![
-        "run",
-        scene.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--frames",
-        frames,
-        "--quiet",
-    ];
-    if resume {
-        args.push("--resume");
-    }
-    let o = sphrigid(&args);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
 fn rows(out: &Path, table: LoadTable) -> Vec<LoadRow> {
     let file = match table {
         LoadTable::Bodies => "body_loads.csv",
@@ -95,7 +78,7 @@ fn loads_in_a_still_tank_are_its_hydrostatics() {
     let path = dir.path().join("tank.toml");
     std::fs::write(&path, scene()).unwrap();
     let whole = dir.path().join("whole");
-    run(&path, &whole, &FRAMES.to_string(), false);
+    run_frames(&path, &whole, &FRAMES.to_string(), false);
     let bodies = rows(&whole, LoadTable::Bodies);
     let walls = rows(&whole, LoadTable::Walls);
     // One row per body (or wall) and frame, from frame 1 (frame 0 comes before any step).
@@ -210,8 +193,8 @@ fn loads_in_a_still_tank_are_its_hydrostatics() {
     // stopped by a signal between frames carries the loads gathered so far in its checkpoint:
     // tests/output/resume.rs compares every file of such a run).
     let parts = dir.path().join("parts");
-    run(&path, &parts, "12", false);
-    run(&path, &parts, &FRAMES.to_string(), true);
+    run_frames(&path, &parts, "12", false);
+    run_frames(&path, &parts, &FRAMES.to_string(), true);
     for file in ["body_loads.csv", "wall_loads.csv"] {
         assert_eq!(
             std::fs::read(parts.join(file)).unwrap(),

@@ -3,7 +3,7 @@
 //! half a spacing; pressure gauges from 6.7 to 12.7 spacings deep read rho g d within 3% and
 //! grow at rho g with depth within 5%; a gauge with `every` is read exactly at its steps; a
 //! resumed run writes the same table; `sphrigid figure` draws the gauges.
-use crate::common::{read_fluid_ply, read_manifest, sphrigid};
+use crate::common::{read_fluid_ply, read_manifest, run_frames, sphrigid};
 use std::path::Path;
 
 /// Lattice spacing, m.
@@ -65,24 +65,6 @@ fn scene() -> String {
     s
 }
 
-/// Run the tank's scene for `frames` frames into `out` (`--resume` when `resume`).
-fn run(scene: &Path, out: &Path, frames: &str, resume: bool) {
-    let mut args = vec![
-        "run",
-        scene.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-        "--frames",
-        frames,
-        "--quiet",
-    ];
-    if resume {
-        args.push("--resume");
-    }
-    let o = sphrigid(&args);
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-}
-
 /// One row of `gauges.csv`: step, time and each gauge's cell.
 type Row = (u64, f64, Vec<Option<f64>>);
 
@@ -136,7 +118,7 @@ fn gauges_in_a_still_tank_read_its_surface_and_hydrostatic_pressure() {
     let path = dir.path().join("tank.toml");
     std::fs::write(&path, scene()).unwrap();
     let whole = dir.path().join("whole");
-    run(&path, &whole, "15", false);
+    run_frames(&path, &whole, "15", false);
     let (names, rows) = table(&whole);
     assert_eq!(
         names,
@@ -249,8 +231,8 @@ fn gauges_in_a_still_tank_read_its_surface_and_hydrostatic_pressure() {
 
     // Stopped at frame 8 and resumed to 15: the same table, byte for byte.
     let parts = dir.path().join("parts");
-    run(&path, &parts, "8", false);
-    run(&path, &parts, "15", true);
+    run_frames(&path, &parts, "8", false);
+    run_frames(&path, &parts, "15", true);
     assert_eq!(
         std::fs::read(parts.join("gauges.csv")).unwrap(),
         std::fs::read(whole.join("gauges.csv")).unwrap(),
