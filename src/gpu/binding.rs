@@ -51,7 +51,9 @@ impl GpuLiquidSolver {
     pub(super) fn bind_passes(&mut self) {
         let (d, b, p) = (&self.ctx.device, &self.bufs, &mut self.passes);
         let u = &b.params;
-        per_cursor(&mut p.velocity.kernel, d, u, |c| {
+        // The velocity pass (walls' viscous friction) and the walls pass bind alike: both
+        // change velocities at the walls and add the walls' impulses to the partial sums.
+        let at_walls = |c: Cursor| {
             vec![
                 &b.pos[c.pos],
                 &b.vel[1 - c.vel],
@@ -59,16 +61,9 @@ impl GpuLiquidSolver {
                 &b.phases,
                 &b.wall_partials,
             ]
-        });
-        per_cursor(&mut p.walls.kernel, d, u, |c| {
-            vec![
-                &b.pos[c.pos],
-                &b.vel[1 - c.vel],
-                &b.vel[c.vel],
-                &b.phases,
-                &b.wall_partials,
-            ]
-        });
+        };
+        per_cursor(&mut p.velocity.kernel, d, u, at_walls);
+        per_cursor(&mut p.walls.kernel, d, u, at_walls);
         p.wall_loads
             .kernel
             .rebind(d, u, [vec![&b.wall_partials, &b.wall_tally]]);
