@@ -167,7 +167,7 @@ impl<G: Cells> BodyImages<'_, G> {
     /// The walls (bit `e` for wall `e`: x lo, x hi, y lo, y hi, z lo, z hi) within `h` of a
     /// particle at `x` that a body faces across it: the point a spacing `d` from the particle
     /// away from the wall lies inside a body. The particle is then in a film between the body
-    /// and that wall, whose pressure `coupling::film` passes to the body.
+    /// and that wall, whose pressure `boundary::film` passes to the body.
     #[inline]
     pub fn films(&self, walls: &Walls, half_spacing: f32, x: Vec3A, d: f32) -> u32 {
         let y = plane_distances(walls, half_spacing, x);
@@ -201,7 +201,7 @@ impl<G: Cells> BodyImages<'_, G> {
 /// whose mirror image lies inside a body (they stand for the body's image, which pushes
 /// through the coupling's contacts as the body does), and none of a wall that a body faces
 /// across the slot ([`BodyImages::films`]: the slot is in a film, whose pressure
-/// `coupling::film` passes to the body; pushed by the wall, it pressed up against the body,
+/// `boundary::film` passes to the body; pushed by the wall, it pressed up against the body,
 /// and a block tipping over water that runs under its heel slid on its toe by 1.8 mm). Where
 /// the walls did not push within `h` of a body at all, the liquid beside and under a box that
 /// spans a slab lacked the walls' support that the liquid away from it has, and the box floated

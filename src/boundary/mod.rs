@@ -2,18 +2,23 @@
 //! kernel sums and the walls' ghost pressure in the relaxation ([`liquid_terms`], with the
 //! ghost lattice's kernel in [`wall_kernel`] and the bodies' particles binned into the liquid's
 //! grid in [`body_grid`], placed each step from [`bodies`]), the walls' collisions and friction
-//! ([`walls`], [`wall_friction`]), and the gaps between a body and a wall narrower than a
-//! particle ([`gap`]); its settings are [`BoundaryParams`], the walls' [`Walls`] ([`params`]).
+//! ([`walls`], [`wall_friction`]), the gaps between a body and a wall narrower than a
+//! particle ([`gap`]), the bodies' solids and the liquid particles that touch them
+//! ([`solids`]), and the pressure a film of liquid between a body and a wall passes to the
+//! body ([`film`]); its settings are [`BoundaryParams`], the walls' [`Walls`] ([`params`]).
 //!
 //! The liquid step (and the GPU's CPU twins) and the coupling call the functions re-exported
-//! here. The module sits below both: it reads the liquid's grid and particles through the
-//! [`Cells`] and [`Motion`] traits that the liquid implements, and imports only `rigid`.
+//! here. The module sits below both: it reads the liquid's grid, particles and settings
+//! through the [`Cells`], [`Motion`] and [`LiquidSettings`] traits that the liquid implements,
+//! and imports only `rigid`.
 pub mod bodies;
 pub mod body_grid;
+pub mod film;
 pub mod gap;
 pub mod liquid_terms;
 pub mod load_tally;
 pub mod params;
+pub mod solids;
 pub mod wall_friction;
 pub mod wall_kernel;
 pub mod wall_loads;
@@ -21,15 +26,27 @@ pub mod walls;
 
 pub use bodies::BodyBoundary;
 pub use body_grid::{BoundaryGrid, BoundaryParticles};
+pub use film::{FilmBuffers, film_impulses};
 pub use liquid_terms::{BodyImages, WallPairs, add_boundary_sums, add_ghost_pressure, wall_depth};
 pub use load_tally::LoadTally;
 pub use params::{BoundaryParams, Walls};
+pub use solids::{LiquidBodyContact, NearBody, SurfaceIndex, search_radius};
 pub use wall_friction::apply_wall_friction;
 pub use wall_kernel::WallKernel;
 pub use wall_loads::{Masses, WallLoads};
 pub use walls::apply_walls_to_velocity;
 
-use glam::Vec3A;
+use glam::{DVec3, Vec3A};
+
+/// A CPU vector in f64.
+pub(crate) fn to_d(v: Vec3A) -> DVec3 {
+    DVec3::new(v.x as f64, v.y as f64, v.z as f64)
+}
+
+/// An f64 vector as a CPU vector.
+pub(crate) fn to_f(v: DVec3) -> Vec3A {
+    Vec3A::new(v.x as f32, v.y as f32, v.z as f32)
+}
 
 /// The liquid's grid as the boundary reads it: cells a kernel radius wide, the cell of each
 /// slot, and the rows of cells around a cell (`liquid::grid::Grid` implements it).
@@ -55,4 +72,23 @@ pub trait Motion {
     }
     /// [`Motion::motion`] and each slot's phase (liquid block).
     fn motion_and_phase(&mut self) -> (&mut [Vec3A], &mut [Vec3A], &mut [Vec3A], &[u32]);
+}
+
+/// The liquid's settings as the films read them ([`film`]; `liquid::params::LiquidParams`
+/// implements it).
+pub trait LiquidSettings {
+    /// Lattice spacing, m.
+    fn spacing(&self) -> f32;
+    /// Kernel radius, m.
+    fn h(&self) -> f32;
+    /// Rest kernel sum `sum (1-q)^2` of an interior particle (dimensionless).
+    fn rho0(&self) -> f32;
+    /// Gravity, m/s^2.
+    fn gravity(&self) -> Vec3A;
+    /// The boundary's settings.
+    fn boundary(&self) -> &BoundaryParams;
+    /// The pressure factor `k_eff` of phase `phase` (`P = k_eff (rho - rho0)`, m/s^2).
+    fn k_eff(&self, phase: u32) -> f32;
+    /// The rest density of phase `phase`, kg/m^3.
+    fn rest_density(&self, phase: u32) -> f32;
 }

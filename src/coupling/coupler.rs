@@ -9,11 +9,11 @@ use super::body_contacts::{
 };
 use super::correction::{PushBuffers, correct_bodies, push_out};
 use super::energy_check::EnergyCheck;
-use super::film::{self, FilmBuffers, film_impulses};
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex};
 use super::params::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use super::penalty::{PenaltyParams, apply_penalty};
 use super::touches::{LiquidTouch, TouchBuffers, to_f, touches};
+use crate::boundary::film::{self, FilmBuffers, film_impulses};
 use crate::joints::{self, Joint};
 use crate::lcp::{self, StructuredProblem};
 use crate::liquid::Liquid;
@@ -42,7 +42,7 @@ pub struct CouplingReport {
     /// Body/wall and body/body contacts.
     pub body_contacts: usize,
     /// Liquid particles pressed between a body and a wall that passed their liquid's
-    /// pressure to the body (`coupling::film`).
+    /// pressure to the body (`boundary::film`).
     pub films: usize,
     /// LCP rows (contacts, friction, walls under touching liquid).
     pub rows: usize,

@@ -5,7 +5,6 @@ pub mod body_contacts;
 pub mod correction;
 pub mod coupler;
 pub mod energy_check;
-pub mod film;
 pub mod inside;
 pub mod leak;
 pub mod liquid_body;

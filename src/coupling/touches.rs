@@ -5,9 +5,10 @@ use crate::Result;
 use crate::boundary::Walls;
 use crate::boundary::gap;
 use crate::boundary::wall_depth;
+pub(crate) use crate::boundary::{to_d, to_f};
 use crate::liquid::{BodyParticle, BodyReach, Liquid, NearBody};
 use crate::rigid::RigidBody;
-use glam::{DVec3, Vec3A};
+use glam::DVec3;
 use rayon::prelude::*;
 
 /// A liquid particle's side of one liquid/body contact.
@@ -28,16 +29,6 @@ pub struct LiquidTouch {
     /// Whether the contact is new this step, so that restitution may bounce it: a particle
     /// that touched the body the step before is pressed on it, not hitting it.
     pub new: bool,
-}
-
-/// A CPU vector in f64.
-pub(crate) fn to_d(v: Vec3A) -> DVec3 {
-    DVec3::new(v.x as f64, v.y as f64, v.z as f64)
-}
-
-/// An f64 vector as a CPU vector.
-pub(crate) fn to_f(v: DVec3) -> Vec3A {
-    Vec3A::new(v.x as f32, v.y as f32, v.z as f32)
 }
 
 /// The buffers of [`touches`], kept between steps so that a step allocates nothing.
@@ -69,7 +60,7 @@ impl TouchBuffers {
 /// The contacts of the liquid with the bodies into `out` (cleared first), in order of body,
 /// then slot: the liquid's backend finds the particles near each body
 /// ([`Liquid::near_bodies`]); each is then tested against the body's solid here. Near the
-/// walls the search reaches `extra` farther (the films' liquid, [`super::film`]); those
+/// walls the search reaches `extra` farther (the films' liquid, [`crate::boundary::film`]); those
 /// candidates stay in [`TouchBuffers::candidates`].
 pub fn touches(
     index: &SurfaceIndex,

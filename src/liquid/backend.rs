@@ -10,6 +10,7 @@ use super::particles::Particles;
 use crate::Result;
 use crate::boundary::LoadTally;
 use crate::boundary::body_grid::BoundaryParticles;
+pub use crate::boundary::solids::NearBody;
 use crate::timing::{PhaseTimes, Timing};
 use glam::{DVec3, Vec3A};
 
@@ -34,25 +35,6 @@ pub struct BodyReach<'a> {
     /// touches a body lies within one of them, its radius grown by half a liquid spacing.
     /// Built on demand (only the GPU searches by them), into the caller's lists.
     pub surface: &'a dyn Fn(&mut Vec<u32>, &mut Vec<BodyParticle>),
-}
-
-/// A liquid particle near a body, with its state: a candidate for a liquid/body contact.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NearBody {
-    /// The body's index.
-    pub body: u32,
-    /// The particle's slot until the next grid build (where impulses and push-outs go).
-    pub slot: u32,
-    /// The particle's id (stable across steps, unlike its slot).
-    pub id: u32,
-    /// The particle's position, m.
-    pub pos: Vec3A,
-    /// The particle's velocity, m/s.
-    pub vel: Vec3A,
-    /// The particle's phase (liquid block).
-    pub phase: u32,
-    /// The particle's kernel sum of the last relaxation pass (its density over the mass).
-    pub rho: f32,
 }
 
 /// What a liquid backend carries from one step to the next besides the particles.

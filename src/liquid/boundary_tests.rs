@@ -169,7 +169,7 @@ fn near_a_body_the_walls_push_with_the_ghosts_that_stand_for_liquid() {
     );
     assert!(images.films(&walls, 0.005, x, d) == 0);
     // On the floor under the lower body: the slot is in a film between the body and the
-    // floor (`coupling::film` passes its pressure), and the floor does not push it.
+    // floor (`boundary::film` passes its pressure), and the floor does not push it.
     let film = slots[1];
     assert_eq!(images.films(&walls, 0.005, film, d), 1 << 2);
     assert_eq!(dx[at(film)], Vec3A::ZERO);

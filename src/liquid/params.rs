@@ -1,7 +1,7 @@
 //! The liquid solver's parameters: kernel radius, measured rest density, per-phase constants
 //! and the boundary's settings (`sim::build` derives them from the scene).
-use crate::boundary::BoundaryParams;
 use crate::boundary::wall_kernel::lattice_kernel_sums;
+use crate::boundary::{BoundaryParams, LiquidSettings};
 use glam::Vec3A;
 
 /// Constants of the particles that came from one liquid block.
@@ -42,6 +42,30 @@ pub struct LiquidParams {
     pub relaxation_passes: u32,
     /// One entry per liquid block.
     pub phases: Vec<Phase>,
+}
+
+impl LiquidSettings for LiquidParams {
+    fn spacing(&self) -> f32 {
+        self.spacing
+    }
+    fn h(&self) -> f32 {
+        self.h
+    }
+    fn rho0(&self) -> f32 {
+        self.rho0
+    }
+    fn gravity(&self) -> Vec3A {
+        self.gravity
+    }
+    fn boundary(&self) -> &BoundaryParams {
+        &self.boundary
+    }
+    fn k_eff(&self, phase: u32) -> f32 {
+        self.phases[phase as usize].k_eff
+    }
+    fn rest_density(&self, phase: u32) -> f32 {
+        self.phases[phase as usize].rest_density
+    }
 }
 
 /// The kernel sum `sum (1-q)^2` of a particle in the face-centred cubic packing at the simple

@@ -66,7 +66,7 @@ pub struct CouplingSpec {
     #[serde(default = "default_liquid_restitution")]
     pub liquid_restitution: f64,
     /// Whether a thin film of liquid between a body and a wall passes the pressure of the
-    /// liquid it connects to on to the body (`coupling::film`).
+    /// liquid it connects to on to the body (`boundary::film`).
     #[serde(default = "default_film_pressure")]
     pub film_pressure: bool,
     /// Penalty spring stiffness per contact, N/m; absent: each contact's effective mass times

@@ -15,17 +15,14 @@
 //! passes nothing. Once a body has lifted off by `TOUCH_GAP` the next layer fits under it,
 //! and its particles carry the pressure by their contacts.
 //!
-//! Both backends' candidates ([`crate::liquid::Liquid::near_bodies`], searched [`reach`]
+//! Both backends' candidates (`liquid::Liquid::near_bodies`, searched [`reach`]
 //! beyond touching near the walls) hold every particle within a kernel radius of a film, and
 //! the films and their sums are taken from those alone, so this runs on the CPU for either
 //! and gives both the same impulses.
-use super::liquid_body::SurfaceIndex;
-use super::touches::to_d;
-use crate::boundary::gap::{self, MIN_GAP, TOUCH_GAP};
-use crate::boundary::wall_kernel::lattice_moment;
-use crate::boundary::{Walls, wall_depth};
-use crate::liquid::NearBody;
-use crate::liquid::params::LiquidParams;
+use super::gap::{self, MIN_GAP, TOUCH_GAP};
+use super::solids::{NearBody, SurfaceIndex};
+use super::wall_kernel::lattice_moment;
+use super::{LiquidSettings, Walls, to_d, wall_depth};
 use crate::rigid::RigidBody;
 use glam::DVec3;
 
@@ -88,17 +85,16 @@ fn cell_of(x: DVec3, h: f64) -> [i64; 3] {
 
 /// How far beyond touching a body [`film_impulses`] needs its candidates: a film lies up to
 /// `TOUCH_GAP` spacings clear of the body, and its neighbours within a kernel radius of it.
-pub fn reach(params: &LiquidParams) -> f64 {
-    params.h as f64 + TOUCH_GAP * params.spacing as f64
+pub fn reach(params: &impl LiquidSettings) -> f64 {
+    params.h() as f64 + TOUCH_GAP * params.spacing() as f64
 }
 
 /// The liquid's pressure of a particle of `phase` with kernel sum `rho`, Pa:
 /// `k (rho - rho0) rest / rho0`, the relaxation's `k_eff (rho - rho0)` times `rest C / 2` (`C`
 /// the lattice's moment `moment`), clamped at zero.
-pub(super) fn pressure(params: &LiquidParams, moment: f64, phase: u32, rho: f32) -> f64 {
-    let ph = &params.phases[phase as usize];
-    let p = ph.k_eff as f64 * (rho as f64 - params.rho0 as f64);
-    (p * ph.rest_density as f64 * moment / 2.0).max(0.0)
+pub(super) fn pressure(params: &impl LiquidSettings, moment: f64, phase: u32, rho: f32) -> f64 {
+    let p = params.k_eff(phase) as f64 * (rho as f64 - params.rho0() as f64);
+    (p * params.rest_density(phase) as f64 * moment / 2.0).max(0.0)
 }
 
 /// The wall that a particle at `x`, `to_body` from a body's surface whose outward normal
@@ -134,7 +130,7 @@ pub fn film_impulses(
     near: &[NearBody],
     near_wall: &[bool],
     index: &SurfaceIndex,
-    params: &LiquidParams,
+    params: &impl LiquidSettings,
     bodies: &[RigidBody],
     dt: f64,
     buf: &mut FilmBuffers,
@@ -142,11 +138,11 @@ pub fn film_impulses(
 ) -> usize {
     out.clear();
     out.resize(bodies.len(), (DVec3::ZERO, DVec3::ZERO));
-    let Some(walls) = params.boundary.walls.as_ref() else {
+    let Some(walls) = params.boundary().walls.as_ref() else {
         return 0;
     };
-    let (s, h) = (params.spacing as f64, params.h as f64);
-    let g = to_d(params.gravity);
+    let (s, h) = (params.spacing() as f64, params.h() as f64);
+    let g = to_d(params.gravity());
     // The candidates a film or its neighbours can be, and the films among them.
     buf.zone.clear();
     buf.films.clear();
@@ -184,7 +180,7 @@ pub fn film_impulses(
     }
     buf.zone.sort_unstable();
     let moment = lattice_moment(s, h);
-    let rest = |n: &NearBody| params.phases[n.phase as usize].rest_density as f64;
+    let rest = |n: &NearBody| params.rest_density(n.phase) as f64;
     let weight = |a: DVec3, b: DVec3| {
         let q = 1.0 - (b - a).length() / h;
         (q > 0.0).then_some(q * q)
@@ -285,7 +281,6 @@ pub fn film_impulses(
 mod tests {
     use super::*;
     use crate::boundary::BoundaryParams;
-    use crate::liquid::params::Phase;
     use crate::rigid::{Primitive, Shape};
     use glam::Vec3A;
 
@@ -293,11 +288,46 @@ mod tests {
     const REST: f64 = 1000.0;
     const K_EFF: f64 = 1000.0;
 
+    /// The liquid's settings that the films read, for one phase.
+    struct Settings {
+        spacing: f32,
+        h: f32,
+        rho0: f32,
+        gravity: Vec3A,
+        boundary: BoundaryParams,
+        rest_density: f32,
+        k_eff: f32,
+    }
+
+    impl LiquidSettings for Settings {
+        fn spacing(&self) -> f32 {
+            self.spacing
+        }
+        fn h(&self) -> f32 {
+            self.h
+        }
+        fn rho0(&self) -> f32 {
+            self.rho0
+        }
+        fn gravity(&self) -> Vec3A {
+            self.gravity
+        }
+        fn boundary(&self) -> &BoundaryParams {
+            &self.boundary
+        }
+        fn k_eff(&self, _phase: u32) -> f32 {
+            self.k_eff
+        }
+        fn rest_density(&self, _phase: u32) -> f32 {
+            self.rest_density
+        }
+    }
+
     /// Liquid at spacing 0.005 (kernel radius two spacings) in a unit container, with
     /// `gravity`.
-    fn params(gravity: f64) -> LiquidParams {
+    fn params(gravity: f64) -> Settings {
         let r = (S / 2.0) as f32;
-        LiquidParams {
+        Settings {
             spacing: S as f32,
             h: (2.0 * S) as f32,
             rho0: 2.673,
@@ -306,16 +336,8 @@ mod tests {
                 Some(Walls::bare(Vec3A::splat(r), Vec3A::splat(1.0 - r))),
                 true,
             ),
-            relaxation_passes: 1,
-            phases: vec![Phase {
-                mass: (REST * S.powi(3)) as f32,
-                rest_density: REST as f32,
-                k_eff: K_EFF as f32,
-                k_near_eff: 0.0,
-                cohesion: false,
-                sigma: 0.0,
-                beta: 0.0,
-            }],
+            rest_density: REST as f32,
+            k_eff: K_EFF as f32,
         }
     }
 
@@ -330,7 +352,7 @@ mod tests {
     }
 
     /// The kernel sum that gives pressure `p` (Pa).
-    fn rho_for(params: &LiquidParams, p: f64) -> f32 {
+    fn rho_for(params: &Settings, p: f64) -> f32 {
         let c = lattice_moment(S, 2.0 * S);
         (params.rho0 as f64 + p / (K_EFF * REST * c / 2.0)) as f32
     }
@@ -339,7 +361,7 @@ mod tests {
     /// under it included unless `sealed`, which keeps that layer alone), at pressure
     /// `press(y)`.
     fn liquid(
-        params: &LiquidParams,
+        params: &Settings,
         depth: f64,
         sealed: bool,
         press: impl Fn(f64) -> f64,
@@ -349,7 +371,7 @@ mod tests {
 
     /// As [`liquid`], around `body`, over `z.1` lattice columns in z from `z.0`.
     fn liquid_from(
-        params: &LiquidParams,
+        params: &Settings,
         depth: f64,
         sealed: bool,
         z: (f64, usize),
@@ -382,17 +404,13 @@ mod tests {
         out
     }
 
-    fn impulses(params: &LiquidParams, near: &[NearBody]) -> (usize, DVec3, DVec3) {
+    fn impulses(params: &Settings, near: &[NearBody]) -> (usize, DVec3, DVec3) {
         impulses_on(box_on_a_film(), params, near)
     }
 
     /// The films among `near` under `body`, and the impulse and angular impulse they pass
     /// to it over 1 ms.
-    fn impulses_on(
-        body: RigidBody,
-        params: &LiquidParams,
-        near: &[NearBody],
-    ) -> (usize, DVec3, DVec3) {
+    fn impulses_on(body: RigidBody, params: &Settings, near: &[NearBody]) -> (usize, DVec3, DVec3) {
         let bodies = [body];
         let index = SurfaceIndex::new(&bodies);
         let mut out = Vec::new();
