@@ -1,9 +1,10 @@
 //! Liquid against the container's walls: project particle centres back inside and set the
-//! velocity the step will report, with restitution and Coulomb friction.
+//! velocity the step will report, with restitution and Coulomb friction; and the walls a
+//! particle centre rests on ([`walls_under`]), which the coupling's wedged rows read.
 use super::Motion;
 use super::params::Walls;
 use super::wall_loads::{CHUNK, Masses, WallLoads};
-use glam::Vec3A;
+use glam::{DVec3, Vec3A};
 use rayon::prelude::*;
 
 /// Resolve one particle against the walls, its velocity `v` given: `x` is projected inside
@@ -115,4 +116,60 @@ pub fn apply_walls_to_velocity(
             }
         }
     });
+}
+
+/// Liquid particle centres within this fraction of a spacing of a wall's bound rest on it.
+pub const ON_WALL: f64 = 0.05;
+
+/// The inward normals of the walls that the particle centre `x` rests on (within
+/// `ON_WALL` spacings of the bound that the liquid step holds centres to).
+pub fn walls_under(x: DVec3, walls: &Walls, spacing: f64) -> WallNormals {
+    let tol = ON_WALL * spacing;
+    let mut out = WallNormals::default();
+    for a in 0..3 {
+        let mut n = DVec3::ZERO;
+        if x[a] <= walls.lo[a] as f64 + tol {
+            n[a] = 1.0;
+            out.push(n);
+        } else if x[a] >= walls.hi[a] as f64 - tol {
+            n[a] = -1.0;
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Up to three wall normals (one a axis), held inline.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct WallNormals {
+    normals: [DVec3; 3],
+    len: usize,
+}
+
+impl WallNormals {
+    /// Add a normal (at most three).
+    pub fn push(&mut self, n: DVec3) {
+        self.normals[self.len] = n;
+        self.len += 1;
+    }
+
+    /// Keep only the normals for which `keep` holds, in order.
+    pub fn retain(&mut self, keep: impl Fn(&DVec3) -> bool) {
+        let mut k = 0;
+        for i in 0..self.len {
+            if keep(&self.normals[i]) {
+                self.normals[k] = self.normals[i];
+                k += 1;
+            }
+        }
+        self.len = k;
+    }
+}
+
+impl std::ops::Deref for WallNormals {
+    type Target = [DVec3];
+
+    fn deref(&self) -> &[DVec3] {
+        &self.normals[..self.len]
+    }
 }

@@ -2,11 +2,12 @@
 //! impulses of its solution applied back (step 9).
 use super::body_contacts::BodyContact;
 use super::liquid_body::first_of_slot_into;
-use super::touches::{LiquidTouch, WallNormals, to_f, walls_under};
+use super::touches::{LiquidTouch, to_f};
 use super::wedge::{Clamp, WEDGE_COS, WEDGE_SLOP, clamps, drop_inner_wedged_rows, share_along};
 use crate::boundary::Walls;
 use crate::boundary::gap;
 use crate::boundary::wall_depth;
+use crate::boundary::walls::{WallNormals, walls_under};
 use crate::joints::Joint;
 use crate::lcp::{StructuredProblem, StructuredRow, body_inverse_mass};
 use crate::rigid::RigidBody;

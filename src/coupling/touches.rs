@@ -2,7 +2,6 @@
 //! with their velocity and mass, from the candidates that the liquid's backend finds.
 use super::liquid_body::{LiquidBodyContact, SurfaceIndex, search_radius};
 use crate::Result;
-use crate::boundary::Walls;
 use crate::boundary::gap;
 use crate::boundary::wall_depth;
 pub(crate) use crate::boundary::{to_d, to_f};
@@ -164,60 +163,4 @@ pub fn touches(
         });
     out.extend(buf.found.iter().flatten());
     Ok(())
-}
-
-/// Liquid particle centres within this fraction of a spacing of a wall's bound rest on it.
-pub const ON_WALL: f64 = 0.05;
-
-/// The inward normals of the walls that the particle centre `x` rests on (within
-/// `ON_WALL` spacings of the bound that the liquid step holds centres to).
-pub fn walls_under(x: DVec3, walls: &Walls, spacing: f64) -> WallNormals {
-    let tol = ON_WALL * spacing;
-    let mut out = WallNormals::default();
-    for a in 0..3 {
-        let mut n = DVec3::ZERO;
-        if x[a] <= walls.lo[a] as f64 + tol {
-            n[a] = 1.0;
-            out.push(n);
-        } else if x[a] >= walls.hi[a] as f64 - tol {
-            n[a] = -1.0;
-            out.push(n);
-        }
-    }
-    out
-}
-
-/// Up to three wall normals (one a axis), held inline.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct WallNormals {
-    normals: [DVec3; 3],
-    len: usize,
-}
-
-impl WallNormals {
-    /// Add a normal (at most three).
-    pub fn push(&mut self, n: DVec3) {
-        self.normals[self.len] = n;
-        self.len += 1;
-    }
-
-    /// Keep only the normals for which `keep` holds, in order.
-    pub fn retain(&mut self, keep: impl Fn(&DVec3) -> bool) {
-        let mut k = 0;
-        for i in 0..self.len {
-            if keep(&self.normals[i]) {
-                self.normals[k] = self.normals[i];
-                k += 1;
-            }
-        }
-        self.len = k;
-    }
-}
-
-impl std::ops::Deref for WallNormals {
-    type Target = [DVec3];
-
-    fn deref(&self) -> &[DVec3] {
-        &self.normals[..self.len]
-    }
 }

@@ -2,7 +2,8 @@
 //! of its row along the walls, the bodies those rows clamp (and the slop a clamped body may
 //! close at), and the rows of one patch reduced to its corners.
 use super::body_contacts::{BodyContact, reduce_patch_each};
-use super::touches::{LiquidTouch, WallNormals};
+use super::touches::LiquidTouch;
+use crate::boundary::walls::WallNormals;
 use crate::joints::{Joint, JointKind};
 use crate::lcp::StructuredRow;
 use crate::rigid::RigidBody;
