@@ -49,6 +49,10 @@ impl SurfaceIndex {
 
     /// Per body: its centre of mass and the distance from it within which the centre of a
     /// sphere of radius `radius` can touch the body (the balls of [`crate::liquid::BodyReach`]).
+    #[allow(
+        dead_code,
+        reason = "the allocating form of the `_into` one the step uses"
+    )]
     pub fn balls(&self, bodies: &[RigidBody], radius: f64) -> Vec<(DVec3, f64)> {
         let mut out = Vec::new();
         self.balls_into(bodies, radius, &mut out);
@@ -75,6 +79,7 @@ impl SurfaceIndex {
 
     /// Contacts of the liquid particles at `pos` (radius `liquid_radius`) with every body, in
     /// order of body, then slot.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn liquid_contacts(
         &self,
         bodies: &[RigidBody],
@@ -87,6 +92,7 @@ impl SurfaceIndex {
     }
 
     /// Contacts of the spheres at `pos` (radius `radius`) with body `bi`, in slot order.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn contacts_with(
         &self,
         bodies: &[RigidBody],
@@ -157,6 +163,7 @@ impl SurfaceIndex {
 
 /// For each of `slots` (in order), the index of the first entry with the same slot: a sort by
 /// (slot, index), not a hash table.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn first_of_slot(slots: &[u32]) -> Vec<usize> {
     let (mut order, mut first) = (Vec::new(), Vec::new());
     first_of_slot_into(slots, &mut order, &mut first);
@@ -189,6 +196,7 @@ pub struct SlotLookup<T> {
 
 impl<T: Copy> SlotLookup<T> {
     /// Index `entries`.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn new(entries: impl Iterator<Item = (u32, T)>) -> SlotLookup<T> {
         let mut lookup = SlotLookup { sorted: Vec::new() };
         lookup.refill(entries);

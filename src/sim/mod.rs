@@ -1,20 +1,23 @@
 //! A simulation: the scene's particles and solvers advanced frame by frame.
-pub mod build;
-pub mod cfl;
-pub mod checkpoint;
-pub mod energy;
-pub mod footprint;
-pub mod gauges;
-pub mod guard;
-pub mod joint_setup;
-pub mod loads;
-pub mod motion_setup;
-pub mod outputs;
-pub mod placement;
-pub mod runner;
-pub mod settle;
-pub mod step_counts;
-pub mod surfaces;
+pub(crate) mod build;
+pub(crate) mod cfl;
+pub(crate) mod checkpoint;
+pub(crate) mod energy;
+pub(crate) mod footprint;
+pub(crate) mod gauges;
+pub(crate) mod guard;
+pub(crate) mod joint_setup;
+pub(crate) mod loads;
+pub(crate) mod motion_setup;
+pub(crate) mod outputs;
+pub(crate) mod placement;
+pub(crate) mod runner;
+pub(crate) mod settle;
+pub(crate) mod step_counts;
+pub(crate) mod surfaces;
+
+pub use crate::coupling::leak::{Leak, LeakCheck};
+pub use runner::{Progress, RunOptions, RunSummary, run};
 
 use crate::backend::Backend;
 use crate::boundary::bodies::BodyBoundary;
@@ -328,3 +331,6 @@ impl Simulation {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

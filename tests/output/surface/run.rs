@@ -177,9 +177,9 @@ fn bad_surface_options_are_one_clear_error() {
 
 #[test]
 fn a_frame_whose_surface_fails_is_reported_and_the_rest_go_on() {
+    use sphrigid::internals::SurfaceWorker;
     use sphrigid::output::RunDir;
     use sphrigid::output::manifest::FrameRef;
-    use sphrigid::sim::surfaces::SurfaceWorker;
     use sphrigid::surface::SurfaceParams;
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
