@@ -1,5 +1,25 @@
 //! sphrigid: liquid (Clavet et al. 2005 SPH) and rigid bodies made of particles, coupled through
 //! an exact linear complementarity solve, written as PLY frame sequences.
+//!
+//! The public API is what the `sphrigid` binary, the integrations and an embedding program
+//! need: [`scene`] reads and validates a scene, [`sim::Simulation`] steps it (or [`sim::run`]
+//! runs it into a run directory as `sphrigid run` does), [`output`] reads a run's files back
+//! and exports them, and [`lcp`], [`rigid`], [`joints`] and [`surface`] serve as libraries on
+//! their own. Everything else is private; docs/src/design.md ("Public API") lists it.
+//!
+//! ```no_run
+//! use sphrigid::backend::Backend;
+//! use sphrigid::sim::Simulation;
+//! use std::path::Path;
+//!
+//! let loaded = sphrigid::scene::load(Path::new("scenes/dam_break.toml"), &[])?;
+//! let mut sim = Simulation::setup(&loaded, Backend::Cpu)?;
+//! for _ in 0..10 {
+//!     sim.advance_frame()?;
+//! }
+//! println!("{} particles at t = {} s", sim.particles().len(), sim.time);
+//! # Ok::<(), sphrigid::Error>(())
+//! ```
 #![deny(missing_docs)]
 pub mod backend;
 mod boundary;

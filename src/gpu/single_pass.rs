@@ -1,5 +1,5 @@
 //! Each phase of the GPU step run on its own and waited for: the hooks the per-pass tests
-//! (tests/gpu/passes.rs) hold against the CPU twins, and the grid build before a first step.
+//! (src/sim/tests/gpu_passes.rs) hold against the CPU twins, and the grid build before a first step.
 use super::GpuLiquidSolver;
 use super::solver::Cursor;
 use crate::{Error, Result};

@@ -1,7 +1,7 @@
 //! The run directory: every file a run writes, each kind in its own module that writes it and
 //! reads it back. [`RunDir`] knows where each file lies; frames, the manifest and the
 //! checkpoint are written atomically (temporary file and rename, [`write`]), the tables are
-//! appended a frame at a time, and [`RunLock`] keeps the directory to one run. Sits below the
+//! appended a frame at a time, and `RunLock` (`lock.rs`) keeps the directory to one run. Sits below the
 //! simulation (sim/runner.rs drives the writers; figure/ and the commands read runs through
 //! the readers) and above the physics data it serialises (liquid, rigid, joints, lcp);
 //! nothing in the physics imports it.
@@ -29,15 +29,15 @@ pub mod usd;
 pub mod vtk;
 pub(crate) mod write;
 
-pub use checkpoint::Checkpoint;
+pub(crate) use checkpoint::Checkpoint;
 pub use fluid_frames::FrameWriter;
 pub use gauges::GaugeWriter;
 pub use joint_errors::JointErrorWriter;
 pub use loads::{Load, LoadTable, LoadWriter};
-pub use lock::{Claim, RunLock};
+pub use lock::Claim;
 pub use manifest::{FallbackEntry, FrameEntry, Manifest};
-pub use rigid_frames::RigidFrameWriter;
+pub(crate) use rigid_frames::RigidFrameWriter;
 pub use rigid_states::StatesWriter;
 pub use run_dir::RunDir;
 pub use run_metrics::{MetricsRow, MetricsWriter};
-pub use write::{create_dir, write_atomic, write_durable};
+pub(crate) use write::{create_dir, write_atomic, write_durable};

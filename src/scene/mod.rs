@@ -97,6 +97,16 @@ pub fn read(file: &Path) -> Result<String> {
 }
 
 /// Read, override and validate a scene file.
+///
+/// ```no_run
+/// use std::path::Path;
+///
+/// // As `sphrigid run scenes/dam_break.toml --set liquid.0.spacing=0.02`.
+/// let sets = ["liquid.0.spacing=0.02".to_string()];
+/// let loaded = sphrigid::scene::load(Path::new("scenes/dam_break.toml"), &sets)?;
+/// println!("{} frames at {} fps", loaded.scene.time.frames, loaded.scene.time.fps);
+/// # Ok::<(), sphrigid::Error>(())
+/// ```
 pub fn load(file: &Path, sets: &[String]) -> Result<LoadedScene> {
     let text = read(file)?;
     parse(text, file, sets)

@@ -35,6 +35,25 @@ use build::LiquidSetup;
 use glam::{DVec3, Vec3A};
 
 /// The state of a run: particles, solvers, clock.
+///
+/// Set it up from a loaded scene ([`Simulation::setup`]), then advance it a step
+/// ([`Simulation::step`]) or a frame ([`Simulation::advance_frame`]) at a time; nothing is
+/// written to disk ([`run`] writes a run directory).
+///
+/// ```no_run
+/// use sphrigid::backend::Backend;
+/// use sphrigid::sim::Simulation;
+/// use std::path::Path;
+///
+/// let loaded = sphrigid::scene::load(Path::new("scenes/floating_box.toml"), &[])?;
+/// let mut sim = Simulation::setup(&loaded, Backend::Cpu)?;
+/// sim.step()?;
+/// sim.advance_frame()?;
+/// for body in &sim.bodies {
+///     println!("{} at {}", body.name, body.state.x);
+/// }
+/// # Ok::<(), sphrigid::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Simulation {
     /// The liquid, its solver and particles, on the CPU or GPU backend (its particles on the
