@@ -49,7 +49,7 @@ pub use error::{Error, Result};
 extern crate self as sphrigid;
 
 /// Not API: the few internals that the integration tests which drive the binary also check
-/// against (a GPU device, the figure's colours and sizes, the surface worker). Unstable, hidden.
+/// against (a GPU device, the figure's colours and sizes). Unstable, hidden.
 #[doc(hidden)]
 pub mod internals {
     /// The GPU device and its limits.
@@ -70,5 +70,4 @@ pub mod internals {
     pub mod strip {
         pub use crate::figure::strip::{BACKGROUND, COLORBAR_W, GAP, View, body_color};
     }
-    pub use crate::sim::surfaces::SurfaceWorker;
 }
