@@ -2,7 +2,7 @@
 //! `tests/common/` (where `sphrigid` names this crate).
 #![allow(dead_code)]
 #[path = "../../../tests/common/gpu.rs"]
-pub mod gpu;
+pub(super) mod gpu;
 #[path = "../../../tests/common/library.rs"]
 mod library;
 
