@@ -20,7 +20,7 @@
 //! time 0. `SPHRIGID_DEBRIS_FRICTION=0` runs every scene with all bodies frictionless (for
 //! comparing with the frictional runs).
 //!
-//! `cargo test --release --test coupling -- debris:: --include-ignored --nocapture` prints the
+//! `cargo test --release --lib -- sim::tests::debris:: --include-ignored --nocapture` prints the
 //! run's worst figures and wall time.
 use super::common;
 
