@@ -187,6 +187,7 @@ pub fn read_bytes_with(
 
 /// The bytes of `path`, at most `limit.bytes` ([`read_bytes_with`]); an I/O failure is an
 /// [`Error::Io`] naming the path.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn read_bytes(path: &Path, limit: &Limit) -> Result<Vec<u8>> {
     read_bytes_with(path, limit, |e| Error::io(path, e))
 }

@@ -2,7 +2,7 @@
 //! allocates on the heap only where a buffer it keeps grows past its high-water mark. The
 //! liquid, the coupling, the joints and the block-pivoting solver (its dense sub-solves
 //! included) keep their buffers between steps. The counted steps run on a thread of rayon's
-//! pool (`in_pool`): a parallel loop started from outside the pool (the simulation's thread)
+//! pool (`rayon::scope`, as the crate's own `in_pool`): a parallel loop started from outside the pool (the simulation's thread)
 //! injects one job into the pool's queue, and the queue allocates a block of 63 slots every 63
 //! injections, some 0.3-0.4 allocations a step for the scenes with liquid. Those fell into a
 //! scene's window or not depending on how many jobs the scenes before it had queued (the chain,
@@ -11,7 +11,6 @@
 //! scene's bound below is what its steps allocate, so that a change that adds allocations to a
 //! step fails here.
 use sphrigid::backend::Backend;
-use sphrigid::liquid::neighbours::in_pool;
 use sphrigid::scene;
 use sphrigid::sim::Simulation;
 use std::alloc::{GlobalAlloc, Layout, System};
@@ -52,7 +51,7 @@ fn allocations(file: &str, warm_frames: u32) -> u64 {
         sim.advance_frame().unwrap();
     }
     let before = CALLS.load(Ordering::Relaxed);
-    in_pool(|| {
+    rayon::scope(|_| {
         for _ in 0..STEPS {
             sim.step().unwrap();
         }

@@ -135,7 +135,7 @@ run chain scenes/chain.toml
 run wrench scenes/wrench_in_space.toml
 python3 scenes/wrench_in_space_plot.py "$OUT/wrench/rigid_states.csv" wrench "$IMG/bodies_wrench_omega.png"
 
-# --- Debris carried by a surge (scenes/debris.toml, tests/coupling/debris.rs) ---------------
+# --- Debris carried by a surge (scenes/debris.toml, src/sim/tests/debris.rs) ---------------
 run debris scenes/debris.toml
 "$SPH" figure "$OUT/debris" --frames 0,6,9,12,18,45 -o "$OUT/debris/fig"
 cp "$OUT/debris/fig/frames.png" "$IMG/bodies_debris_frames.png"

@@ -43,6 +43,7 @@ pub struct BoundaryGrid {
 
 impl BoundaryGrid {
     /// The bins from their parts (as a GPU binning downloads).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn from_parts(cell_start: Vec<u32>, sorted: BoundaryParticles) -> BoundaryGrid {
         let mut b = BoundaryGrid {
             cell_start,

@@ -11,30 +11,25 @@
 //! here. The module sits below both: it reads the liquid's grid, particles and settings
 //! through the [`Cells`], [`Motion`] and [`LiquidSettings`] traits that the liquid implements,
 //! and imports only `rigid`.
-pub mod bodies;
-pub mod body_grid;
-pub mod film;
-pub mod gap;
-pub mod liquid_terms;
-pub mod load_tally;
-pub mod params;
-pub mod solids;
-pub mod wall_friction;
-pub mod wall_kernel;
-pub mod wall_loads;
-pub mod walls;
+pub(crate) mod bodies;
+pub(crate) mod body_grid;
+pub(crate) mod film;
+pub(crate) mod gap;
+pub(crate) mod liquid_terms;
+pub(crate) mod load_tally;
+pub(crate) mod params;
+pub(crate) mod solids;
+pub(crate) mod wall_friction;
+pub(crate) mod wall_kernel;
+pub(crate) mod wall_loads;
+pub(crate) mod walls;
 
-pub use bodies::BodyBoundary;
 pub use body_grid::{BoundaryGrid, BoundaryParticles};
-pub use film::{FilmBuffers, film_impulses};
 pub use liquid_terms::{BodyImages, WallPairs, add_boundary_sums, add_ghost_pressure, wall_depth};
 pub use load_tally::LoadTally;
 pub use params::{BoundaryParams, Walls};
-pub use solids::{LiquidBodyContact, NearBody, SurfaceIndex, search_radius};
-pub use wall_friction::apply_wall_friction;
 pub use wall_kernel::WallKernel;
 pub use wall_loads::{Masses, WallLoads};
-pub use walls::apply_walls_to_velocity;
 
 use glam::{DVec3, Vec3A};
 
@@ -66,6 +61,10 @@ pub trait Cells: Sync {
 /// The liquid's particles as the walls move them.
 pub trait Motion {
     /// Positions (m), velocities (m/s) and previous positions (m), one entry per slot.
+    #[allow(
+        dead_code,
+        reason = "the allocating form of the `_into` one the step uses"
+    )]
     fn motion(&mut self) -> (&mut [Vec3A], &mut [Vec3A], &mut [Vec3A]) {
         let (pos, vel, prev, _) = self.motion_and_phase();
         (pos, vel, prev)

@@ -69,14 +69,8 @@ impl SurfaceIndex {
     }
 
     /// Per body: its centre of mass and the distance from it within which the centre of a
-    /// sphere of radius `radius` can touch the body (the balls of `liquid::BodyReach`).
-    pub fn balls(&self, bodies: &[RigidBody], radius: f64) -> Vec<(DVec3, f64)> {
-        let mut out = Vec::new();
-        self.balls_into(bodies, radius, &mut out);
-        out
-    }
-
-    /// [`SurfaceIndex::balls`] into `out` (cleared first).
+    /// sphere of radius `radius` can touch the body (the balls of `liquid::BodyReach`), into
+    /// `out` (cleared first).
     pub fn balls_into(&self, bodies: &[RigidBody], radius: f64, out: &mut Vec<(DVec3, f64)>) {
         out.clear();
         out.extend(
@@ -96,6 +90,7 @@ impl SurfaceIndex {
 
     /// Contacts of the liquid particles at `pos` (radius `liquid_radius`) with every body, in
     /// order of body, then slot.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn liquid_contacts(
         &self,
         bodies: &[RigidBody],
@@ -108,6 +103,7 @@ impl SurfaceIndex {
     }
 
     /// Contacts of the spheres at `pos` (radius `radius`) with body `bi`, in slot order.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn contacts_with(
         &self,
         bodies: &[RigidBody],

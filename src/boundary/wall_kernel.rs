@@ -258,6 +258,7 @@ impl WallKernel {
     /// (gravity over the passes).
     #[allow(clippy::too_many_arguments)]
     #[inline]
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn push(
         &self,
         walls: &Walls,
@@ -291,6 +292,7 @@ impl WallKernel {
     /// ghosts alone.
     #[allow(clippy::too_many_arguments)]
     #[inline]
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn push_where(
         &self,
         walls: &Walls,

@@ -2,18 +2,18 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
-pub mod bench;
-pub mod check;
-pub mod collect;
-pub mod export;
-pub mod figure;
-pub mod inertia;
-pub mod lcp;
-pub mod memory;
-pub mod run;
-pub mod signals;
-pub mod surface;
-pub mod sweep;
+pub(crate) mod bench;
+pub(crate) mod check;
+pub(crate) mod collect;
+pub(crate) mod export;
+pub(crate) mod figure;
+pub(crate) mod inertia;
+pub(crate) mod lcp;
+pub(crate) mod memory;
+pub(crate) mod run;
+pub(crate) mod signals;
+pub(crate) mod surface;
+pub(crate) mod sweep;
 
 /// Liquid and rigid bodies, coupled exactly, written as PLY frame sequences.
 #[derive(Debug, Parser)]

@@ -39,6 +39,7 @@ fn wall_planes(walls_lo: DVec3, walls_hi: DVec3) -> [(DVec3, f64); 6] {
 /// segment between two others, or inside the triangle of three, is dropped: a rigid body's
 /// forces there equal a blend of the others' (same normal, same friction cone), and the rows
 /// it would add are linearly dependent (a block rocking on its toe line has three in a row).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn reduce_patch(points: &[(DVec3, f64)], normal: DVec3) -> Vec<(DVec3, f64)> {
     let mut out = Vec::new();
     reduce_patch_each(points, normal, |p| out.push(p));
@@ -162,6 +163,7 @@ fn redundant(
 /// Contacts of every dynamic body's surface particles with the container's walls. `walls`
 /// holds the liquid's particle-centre bounds (the container shrunk by `liquid_radius`); bodies
 /// keep their own particle radius from the container's faces.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn wall_contacts(bodies: &[RigidBody], walls: &Walls, liquid_radius: f64) -> Vec<BodyContact> {
     let mut out = Vec::new();
     wall_contacts_into(
@@ -228,6 +230,7 @@ pub fn wall_contacts_into(
 
 /// Contacts between pairs of bodies (at least one dynamic): `a`'s surface particles against
 /// `b`'s, merged per particle of `a` with `b`'s surface normal, then reduced per pair.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn body_body_contacts(bodies: &[RigidBody], index: &SurfaceIndex) -> Vec<BodyContact> {
     let mut out = Vec::new();
     body_body_contacts_into(

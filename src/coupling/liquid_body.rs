@@ -6,6 +6,7 @@ use glam::DVec3;
 
 /// For each of `slots` (in order), the index of the first entry with the same slot: a sort by
 /// (slot, index), not a hash table.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn first_of_slot(slots: &[u32]) -> Vec<usize> {
     let (mut order, mut first) = (Vec::new(), Vec::new());
     first_of_slot_into(slots, &mut order, &mut first);
@@ -38,6 +39,7 @@ pub struct SlotLookup<T> {
 
 impl<T: Copy> SlotLookup<T> {
     /// Index `entries`.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn new(entries: impl Iterator<Item = (u32, T)>) -> SlotLookup<T> {
         let mut lookup = SlotLookup { sorted: Vec::new() };
         lookup.refill(entries);

@@ -90,6 +90,7 @@ impl Canvas {
     }
 
     /// Fill the pixels whose centres lie in the rectangle [x0, x1] x [y0, y1].
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn fill_rect(&mut self, x0: f64, y0: f64, x1: f64, y1: f64, c: Rgb) {
         let (xs, ys) = (
             Self::span(x0.min(x1), x0.max(x1), self.width),
@@ -282,6 +283,7 @@ impl Canvas {
     }
 
     /// Number of pixels of exactly colour `c`.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn count(&self, c: Rgb) -> usize {
         self.pixels.chunks_exact(3).filter(|p| *p == c).count()
     }

@@ -2,18 +2,18 @@
 //! plots of a body's tilt and position over time, a collapsing column's surge front over time,
 //! a still liquid's pressure profile and the liquid's mean velocity, each with the plotted data
 //! as CSV, and the gauges' readings over time when the scene has gauges.
-pub mod canvas;
-pub mod colormap;
-pub mod font;
-pub mod frame_list;
-pub mod front;
-pub mod gauges;
-pub mod motion;
-pub mod plot;
-pub mod png_file;
-pub mod profile;
-pub mod run_data;
-pub mod strip;
+pub(crate) mod canvas;
+pub(crate) mod colormap;
+pub(crate) mod font;
+pub(crate) mod frame_list;
+pub(crate) mod front;
+pub(crate) mod gauges;
+pub(crate) mod motion;
+pub(crate) mod plot;
+pub(crate) mod png_file;
+pub(crate) mod profile;
+pub(crate) mod run_data;
+pub(crate) mod strip;
 
 use crate::output::fluid_frames::{FluidPoints, read_fluid, read_fluid_points};
 use crate::output::rigid_frames::read_body;

@@ -1,5 +1,7 @@
 //! A body's motion over a run: tilt from vertical and centre of mass, from `rigid_states.csv`.
 use crate::output::rigid_states::StateRow;
+#[cfg(test)]
+use crate::output::rigid_states::tilt_deg;
 use glam::DVec3;
 use std::fmt::Write;
 
@@ -18,8 +20,6 @@ pub struct MotionSample {
     /// Centre of mass, m.
     pub com: DVec3,
 }
-
-pub use crate::output::rigid_states::tilt_deg;
 
 /// The motion of body `name` from the rows of `rigid_states.csv`, in file order; empty when
 /// the body has no rows.

@@ -80,6 +80,7 @@ impl BoundaryGridPass {
 }
 
 /// CPU twin: the CPU backend's binning into a grid with the GPU grid's bounds.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(grid: &Grid, boundary: &BoundaryParticles) -> BoundaryGrid {
     let mut b = BoundaryGrid::default();
     b.build(grid, boundary);

@@ -143,10 +143,6 @@ fn wall_tally_bytes(wall_slots: u64) -> u64 {
     if wall_slots > 0 { WALL_TALLY_BYTES } else { 0 }
 }
 
-/// Bytes of the per-particle arrays: positions 2 x 16, velocities and start-of-step positions
-/// 2 x 16, ids 2 x 4, cell 4, permutation 4.
-pub const BYTES_PER_PARTICLE: u64 = 2 * VEC4 + 2 * VEC4 + 2 * 4 + 4 + 4;
-
 /// The size a [`storage`] buffer of `size` bytes takes.
 pub fn storage_size(size: u64) -> u64 {
     size.max(16).next_multiple_of(4)

@@ -54,6 +54,7 @@ impl CellIndex {
 
 /// CPU twin: the predicted positions and their cells in `grid` (whose origin and dimensions
 /// are the GPU grid's).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(pos: &[Vec3A], vel: &[Vec3A], dt: f32, grid: &Grid) -> (Vec<Vec3A>, Vec<u32>) {
     let pred: Vec<Vec3A> = pos.iter().zip(vel).map(|(x, v)| *x + *v * dt).collect();
     let cells = pred.iter().map(|&x| grid.cell_index(x)).collect();

@@ -70,11 +70,13 @@ impl Contacts {
 }
 
 /// Sort contacts by (liquid id, body particle), a key no two contacts share.
+#[cfg_attr(not(test), allow(dead_code))]
 pub(super) fn sort(c: &mut [Contact]) {
     c.sort_unstable_by_key(|c| (c.liquid_id, c.body_particle));
 }
 
 /// CPU twin: the same pairs from the CPU grid (same cells, same positions), sorted the same.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(
     p: &Particles,
     grid: &Grid,

@@ -25,7 +25,7 @@ pub struct GpuContext {
     /// Whether compute passes can write GPU timestamps.
     pub timestamps: bool,
     /// Whether the device was opened with subgroup operations (the adapter has them and the
-    /// knob [`SUBGROUPS_VAR`] is not `off`).
+    /// knob `SUBGROUPS_VAR` is not `off`).
     pub subgroups: bool,
     /// Whether the adapter has subgroup operations at all.
     pub adapter_subgroups: bool,

@@ -40,6 +40,7 @@ impl Count {
 }
 
 /// CPU twin: particles per cell, with one trailing zero (the GPU array's length).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(cell_of: &[u32], ncells: usize) -> Vec<u32> {
     let mut c = vec![0u32; ncells + 1];
     for &k in cell_of {

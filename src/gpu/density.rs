@@ -128,6 +128,7 @@ impl Density {
 /// CPU twin: the CPU backend's kernel sums (boundary included: walls, and `bodies` binned into
 /// the same grid) and pressures over the same grid (neighbour lists gathered from it in the
 /// same order).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(
     pos: &[Vec3A],
     phase: &[u32],

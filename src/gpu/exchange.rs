@@ -175,6 +175,7 @@ const PAIRS_AT: u64 = 16;
 impl GpuLiquidSolver {
     /// Liquid/body particle pairs closer than the sum of radii, on the current positions and
     /// grid, sorted by (liquid id, body particle). Only the pairs come down.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn find_contacts(&mut self, body: &[BodyParticle]) -> Result<Vec<Contact>> {
         let mut out = Vec::new();
         let each_its_own: Vec<u32> = (0..body.len() as u32).collect();

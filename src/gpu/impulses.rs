@@ -42,6 +42,7 @@ impl Impulses {
 }
 
 /// CPU twin: the same velocity changes applied to particles in the same slot order.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(p: &mut Particles, dv: &[(u32, Vec3A)], dt: f32) {
     for &(s, d) in dv {
         let s = s as usize;

@@ -139,6 +139,7 @@ pub fn bytes_for(n: u32) -> u64 {
 }
 
 /// CPU twin: the exclusive prefix sum.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(v: &[u32]) -> Vec<u32> {
     let mut acc = 0u32;
     v.iter()

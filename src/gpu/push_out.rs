@@ -41,6 +41,7 @@ impl PushOut {
 }
 
 /// CPU twin: the same moves applied to particles in the same slots.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(p: &mut Particles, dx: &[(u32, Vec3A)]) {
     for &(s, d) in dx {
         p.pos[s as usize] += d;

@@ -11,6 +11,7 @@ use glam::Vec3A;
 
 impl GpuLiquidSolver {
     /// The body boundary particles' bins as a CPU [`BoundaryGrid`] (empty when there are none).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn download_boundary_grid(&self) -> Result<BoundaryGrid> {
         let nb = self.n_boundary as usize;
         if nb == 0 {
@@ -91,6 +92,7 @@ impl GpuLiquidSolver {
     }
 
     /// The current grid as a CPU [`Grid`] (cell starts and the cell of each slot).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn download_grid(&self) -> Result<Grid> {
         let start: Vec<u32> =
             buffers::read(&self.ctx, &self.bufs.cell_start, self.ncells as usize + 1)?;
@@ -105,6 +107,7 @@ impl GpuLiquidSolver {
     }
 
     /// An empty CPU grid with the GPU grid's bounds (for the twins).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn empty_grid(&self) -> Grid {
         Grid::from_parts(
             self.params.h,
@@ -117,12 +120,14 @@ impl GpuLiquidSolver {
 
     /// The cell counts (after a grid build or a binning of body boundary particles, zero: the
     /// scatter counts them down).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn download_counts(&self) -> Result<Vec<u32>> {
         buffers::read(&self.ctx, &self.bufs.cell_count, self.ncells as usize + 1)
     }
 
     /// Pressures and near pressures of the last density pass (before the velocity update,
     /// which overwrites them).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn download_press(&self) -> Result<Vec<[f32; 2]>> {
         let v: Vec<[f32; 4]> =
             buffers::read(&self.ctx, &self.bufs.vel[self.cur.vel], self.n as usize)?;
@@ -131,6 +136,7 @@ impl GpuLiquidSolver {
 
     /// The bodies' part of the kernel sums that the last density pass left with the pressures
     /// (zero away from every body), in slot order.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn download_body_sums(&self) -> Result<Vec<f32>> {
         let v: Vec<[f32; 4]> =
             buffers::read(&self.ctx, &self.bufs.vel[self.cur.vel], self.n as usize)?;

@@ -93,6 +93,7 @@ impl Relaxation {
 /// moved and the step's velocities `vel` (moved by `dx / dt`) returned. With `loads`, each
 /// wall's push on each particle goes to the walls' loads, as the CPU step gathers them.
 #[allow(clippy::too_many_arguments)]
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(
     pos: &[Vec3A],
     vel: &[Vec3A],

@@ -115,6 +115,7 @@ impl Scatter {
 /// (cell, id)): `prev` takes the positions, `pos` the predicted ones, then the CPU grid's
 /// counting sort over the same origin and dimensions reorders everything. (The GPU gathers
 /// the velocities into its start-of-step buffer, the twin's `vel`.)
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(p: &mut Particles, dt: f32, grid: &mut Grid) {
     p.prev.clone_from(&p.pos);
     for (x, v) in p.pos.iter_mut().zip(&p.vel) {

@@ -1,11 +1,12 @@
 //! Each phase of the GPU step run on its own and waited for: the hooks the per-pass tests
-//! (tests/gpu/passes.rs) hold against the CPU twins, and the grid build before a first step.
+//! (src/sim/tests/gpu_passes.rs) hold against the CPU twins, and the grid build before a first step.
 use super::GpuLiquidSolver;
 use super::solver::Cursor;
 use crate::{Error, Result};
 
 impl GpuLiquidSolver {
     /// Run one recorded phase on its own and wait for it (for the per-pass tests).
+    #[cfg_attr(not(test), allow(dead_code))]
     fn run_alone(
         &mut self,
         dt: f32,
@@ -31,6 +32,7 @@ impl GpuLiquidSolver {
     }
 
     /// Gravity alone: `v += g dt`.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_gravity(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {
             s.rec_velocity(p, "gravity");
@@ -39,12 +41,14 @@ impl GpuLiquidSolver {
     }
 
     /// Viscosity alone, on the current grid.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_viscosity(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| Some(s.rec_viscosity(p, "main")))
     }
 
     /// The grid build alone: prediction by `dt`, cells and counts, prefix sum, scatter, sort
     /// and gather.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_grid(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| Some(s.rec_grid(p, "main")))?;
         self.has_grid = true;
@@ -53,6 +57,7 @@ impl GpuLiquidSolver {
 
     /// Kernel sums and pressures alone (binning the body boundary particles first if they
     /// changed).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_density(&mut self) -> Result<()> {
         let dt = self.dt;
         self.run_alone(dt, |s, p| {
@@ -67,6 +72,7 @@ impl GpuLiquidSolver {
     }
 
     /// The binning of the body boundary particles alone.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_boundary_grid(&mut self) -> Result<()> {
         let dt = self.dt;
         self.run_alone(dt, |s, p| {
@@ -78,11 +84,13 @@ impl GpuLiquidSolver {
     }
 
     /// Relaxation displacements alone (on the last pressures).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_relaxation(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| Some(s.rec_relaxation(p)))
     }
 
     /// Wall collisions alone.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_walls(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {
             s.rec_walls(p, "main");
@@ -91,6 +99,7 @@ impl GpuLiquidSolver {
     }
 
     /// Wall collisions and the velocity update, fused as a step ends them.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_walls_update(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {
             s.rec_walls(p, "with_update");
@@ -99,6 +108,7 @@ impl GpuLiquidSolver {
     }
 
     /// The walls' viscous friction alone.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_wall_friction(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {
             s.rec_velocity(p, "wall_friction");
@@ -107,6 +117,7 @@ impl GpuLiquidSolver {
     }
 
     /// The walls' loads alone: the partial sums reduced into the tally (step `dt`) and cleared.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_wall_loads(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {
             s.rec_wall_loads(p);
@@ -115,6 +126,7 @@ impl GpuLiquidSolver {
     }
 
     /// Velocity update alone.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn pass_velocity(&mut self, dt: f32) -> Result<()> {
         self.run_alone(dt, |s, p| {
             s.rec_velocity(p, "update");

@@ -280,6 +280,7 @@ impl GpuLiquidSolver {
 
     /// Run the neighbour passes tiled (`true`, where the device allows it) or untiled, from
     /// the next recorded pass on, whatever the knob says (tests compare the two paths).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn set_tiled(&mut self, on: bool) -> Result<()> {
         let walls = self.params.boundary.walls.is_some();
         let binding = binding_bytes(&self.ctx.limits);
@@ -331,11 +332,6 @@ impl GpuLiquidSolver {
     /// Number of particles.
     pub fn len(&self) -> usize {
         self.n as usize
-    }
-
-    /// Whether there are no particles.
-    pub fn is_empty(&self) -> bool {
-        self.n == 0
     }
 
     /// Whether particles have been uploaded.

@@ -62,6 +62,7 @@ pub fn workgroups(dims: [u32; 3]) -> u32 {
 /// The slots each tiled workgroup takes, as the shader's `tile_segment` finds them from the
 /// cell starts of a grid of `dims` cells (one more entry than cells): the CPU twin of the
 /// segmentation, which covers every slot once, in order.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn segments(dims: [u32; 3], cell_start: &[u32]) -> Vec<(u32, u32)> {
     let per_row = dims[0].div_ceil(SEGMENT);
     (0..workgroups(dims))

@@ -67,6 +67,7 @@ impl Velocity {
 }
 
 /// CPU twin of `gravity`: `v += g dt` (with `g dt` rounded once, as the CPU step does).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin_gravity(vel: &mut [Vec3A], gravity_dt: Vec3A) {
     for v in vel {
         *v += gravity_dt;
@@ -75,6 +76,7 @@ pub fn cpu_twin_gravity(vel: &mut [Vec3A], gravity_dt: Vec3A) {
 
 /// CPU twin of `update`: the step's velocities `step_vel` become the velocities (as the CPU
 /// step keeps them), and `x_prev = x - v dt` (which the GPU keeps for a checkpoint).
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin_update(p: &mut Particles, step_vel: &[Vec3A], dt: f32) {
     p.vel.copy_from_slice(step_vel);
     for ((x0, x), v) in p.prev.iter_mut().zip(&p.pos).zip(&p.vel) {
@@ -84,6 +86,7 @@ pub fn cpu_twin_update(p: &mut Particles, step_vel: &[Vec3A], dt: f32) {
 
 /// CPU twin of `wall_friction`: the CPU step's viscous friction of the walls; with `loads`,
 /// each wall's impulse on each particle (`mass` per phase, kg) goes to the walls' loads.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin_wall_friction(
     p: &mut Particles,
     walls: &Walls,

@@ -79,6 +79,7 @@ impl Viscosity {
 }
 
 /// CPU twin: the CPU backend's viscosity impulses over the same grid, applied.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(p: &Particles, grid: &Grid, params: &LiquidParams, dt: f32) -> Vec<Vec3A> {
     let mut lists = NeighbourLists::default();
     lists.build(&p.pos, grid, params.h);

@@ -4,7 +4,7 @@
 //! per wall in workgroup memory, in a fixed order, and adds the sums to its own slot of the
 //! partial sums, [`WallPartials::slots`] of them, which the `wall_loads` pass reduces once a
 //! step. The CPU twin is the CPU step's `boundary::WallLoads`, held to it by the passes' tests
-//! in tests/gpu/passes.rs.
+//! in src/sim/tests/gpu_passes.rs.
 use super::kernel::WORKGROUP;
 use super::tile;
 

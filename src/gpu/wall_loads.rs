@@ -21,6 +21,7 @@ pub(crate) const ACCESS: &[Access] = &[RW, RW];
 pub(crate) const SPLIT: &[SplitArray] = &[];
 
 /// Invocations of the pass's one workgroup (`LOADS_WG` in the shader).
+#[cfg_attr(not(test), allow(dead_code))]
 pub const INVOCATIONS: usize = 64;
 
 /// `vec4<f32>` of the device's tally: per wall the summed impulse and angular impulse, the
@@ -68,6 +69,7 @@ impl WallLoadsPass {
 /// CPU twin: `partials` (per slot [`SLOT_VEC4S`] vectors) reduced in the shader's order into
 /// the step's totals, each wall's load added to `tally` with the step's force and torque
 /// (`inv_dt` the inverse step) where larger; the partials cleared.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(partials: &mut [[f32; 4]], tally: &mut DeviceTally, inv_dt: f32) {
     let slot = SLOT_VEC4S as usize;
     let slots = partials.len() / slot;
@@ -135,6 +137,7 @@ impl GpuLiquidSolver {
     }
 
     /// Slots of the walls' partial sums (0 without walls).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn wall_slots(&self) -> u64 {
         self.wall_slots
     }
@@ -161,6 +164,7 @@ impl GpuLiquidSolver {
     }
 
     /// The walls' partial sums, per slot [`SLOT_VEC4S`] vectors (for the tests).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn download_wall_partials(&self) -> Result<Vec<[f32; 4]>> {
         let len = (self.wall_slots * SLOT_VEC4S) as usize;
         buffers::read(&self.ctx, &self.bufs.wall_partials, len)
@@ -168,6 +172,7 @@ impl GpuLiquidSolver {
 
     /// Replace the walls' partial sums (for the tests; `partials` as many as
     /// [`GpuLiquidSolver::download_wall_partials`] gives).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn upload_wall_partials(&self, partials: &[[f32; 4]]) -> Result<()> {
         if partials.len() as u64 != self.wall_slots * SLOT_VEC4S {
             return Err(Error::Run(format!(

@@ -68,6 +68,7 @@ impl WallsPass {
 /// CPU twin: the CPU step's wall collisions on the step's velocities `p.vel` (which the GPU
 /// keeps in the start-of-step buffer during a step); with `loads`, each wall's impulse on each
 /// particle (`mass` per phase, kg) goes to the walls' loads, as the CPU step gathers them.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn cpu_twin(p: &mut Particles, w: &Walls, dt: f32, loads: Option<(&mut WallLoads, &[f32])>) {
     walls::apply_walls_to_velocity(p, w, dt, loads);
 }

@@ -4,9 +4,9 @@
 //! position error a trial step would leave; a post-projection takes out what the step still
 //! leaves. [`ErrorPeaks`] keeps each joint's largest error between frames for
 //! `joint_errors.csv` (written by output/joint_errors.rs).
-pub mod joint;
-pub mod projection;
-pub mod rows;
+pub(crate) mod joint;
+pub(crate) mod projection;
+pub(crate) mod rows;
 
 pub use joint::{ErrorPeaks, Joint, JointError, JointKind, Pose};
 pub use projection::{Projection, project, project_with};

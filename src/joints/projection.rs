@@ -12,7 +12,7 @@ use glam::{DQuat, DVec3};
 /// post-projection): each joint's error C left by the step, its rows' linearisation and the
 /// contacts' push-out, is taken to `(1 - beta) C`, beta its `stabilization`, by the
 /// mass-weighted least correction `dx = W J^T lambda` (limits only where overshot),
-/// Newton-iterated until it is within [`PROJECTION_TOLERANCE`]. Velocities are left as they are.
+/// Newton-iterated until it is within `PROJECTION_TOLERANCE`. Velocities are left as they are.
 /// Returns false when a solve fails (the positions are then left for the next step's rows).
 pub fn project(bodies: &mut [RigidBody], joints: &[Joint]) -> bool {
     project_with(bodies, joints, &mut Projection::default())

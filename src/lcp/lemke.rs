@@ -10,6 +10,18 @@ use super::solution::{Outcome, Residuals, Solution};
 
 /// Solve the standard LCP `z >= 0, w = M z + q >= 0, z.w = 0` by Lemke's method with the
 /// covering vector of ones. Errors only if the problem is boxed or malformed.
+///
+/// ```
+/// use sphrigid::lcp::{DenseMatrix, DenseProblem, Options, Outcome, lemke};
+///
+/// // M = [[2, 1], [1, 2]], q = [-5, -6]: both unknowns positive, w = 0.
+/// let m = DenseMatrix::from_rows(&[vec![2.0, 1.0], vec![1.0, 2.0]]);
+/// let problem = DenseProblem::standard(m, vec![-5.0, -6.0]);
+/// let s = lemke(&problem, &Options::default())?;
+/// assert_eq!(s.outcome, Outcome::Solved);
+/// assert!((s.z[0] - 4.0 / 3.0).abs() < 1e-12 && (s.z[1] - 7.0 / 3.0).abs() < 1e-12);
+/// # Ok::<(), sphrigid::Error>(())
+/// ```
 pub fn lemke(problem: &DenseProblem, options: &Options) -> crate::Result<Solution> {
     problem.validate().map_err(crate::Error::Input)?;
     if !problem.is_standard() {

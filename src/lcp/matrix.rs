@@ -304,6 +304,7 @@ pub struct Cholesky {
 impl Cholesky {
     /// Factor `a` (only its lower triangle is read); None if it is not numerically positive
     /// definite (a pivot at or below `rel_tol` times the largest diagonal entry).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn new(a: &DenseMatrix, rel_tol: f64) -> Option<Self> {
         let mut ch = Self::empty();
         ch.refactor(a, rel_tol).then_some(ch)

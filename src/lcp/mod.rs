@@ -5,20 +5,20 @@
 //! `A = D + J W J^T`), a vector q and bounds, and returns a typed [`Solution`]. The coupling
 //! calls [`block_pivot`] each step; a failing step can be dumped with [`io::save`] and
 //! replayed with `sphrigid lcp solve`.
-pub mod block_pivot;
+pub(crate) mod block_pivot;
 mod boxed;
-pub mod dantzig;
+pub(crate) mod dantzig;
 mod fixed_point;
 pub mod io;
-pub mod lemke;
-pub mod matrix;
-pub mod options;
-pub mod pgs;
-pub mod problem;
+pub(crate) mod lemke;
+pub(crate) mod matrix;
+pub(crate) mod options;
+pub(crate) mod pgs;
+pub(crate) mod problem;
 pub mod sample;
-pub mod solution;
+pub(crate) mod solution;
 pub(crate) mod standard_form;
-pub mod structured;
+pub(crate) mod structured;
 
 pub use block_pivot::block_pivot;
 pub use dantzig::dantzig;

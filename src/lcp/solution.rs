@@ -15,7 +15,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The outcome a solve reports for its final point: `Solved` whenever the residuals meet
-    /// [`SOLVED_RESIDUAL`], whatever the drive ended with (a pivot limit, a cycle or a ray
+    /// `SOLVED_RESIDUAL`, whatever the drive ended with (a pivot limit, a cycle or a ray
     /// reached at a solution), and otherwise `self`.
     pub fn judged(self, residuals: &Residuals) -> Outcome {
         if residuals.relative() <= SOLVED_RESIDUAL {

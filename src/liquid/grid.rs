@@ -42,6 +42,7 @@ impl Grid {
 
     /// A grid over given bounds with particles already sorted by (cell, id): `cell_start` has
     /// one entry per cell and one more, `cell_of` one per slot (as a GPU grid downloads).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn from_parts(
         cell: f32,
         origin: Vec3A,
@@ -69,11 +70,13 @@ impl Grid {
     }
 
     /// The grid's lowest corner.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn origin(&self) -> Vec3A {
         self.origin
     }
 
     /// Grid dimensions (cells along x, y, z).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn dims(&self) -> [u32; 3] {
         self.dims
     }

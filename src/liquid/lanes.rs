@@ -134,7 +134,7 @@ pub fn load_pairs(v: &[[f32; 2]], idx: &[u32; LANES]) -> [[f32; LANES]; 2] {
 
 /// AVX2 builds of the loads (the same values as [`load_xyz`] and [`load_pairs`]).
 #[cfg(target_arch = "x86_64")]
-pub mod avx2 {
+pub(crate) mod avx2 {
     use super::LANES;
     use glam::Vec3A;
     use std::arch::x86_64::*;

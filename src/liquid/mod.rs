@@ -1,24 +1,23 @@
 //! The liquid: Clavet et al. 2005 double-density relaxation SPH on the CPU, one module per
 //! phase of the step, and the [`Liquid`] interface that every backend (this CPU solver,
 //! [`CpuLiquid`], and the GPU one in `gpu/`) implements. It imports no backend.
-pub mod backend;
+pub(crate) mod backend;
 #[cfg(test)]
 mod boundary_tests;
-pub mod candidates;
-pub mod cpu;
-pub mod gauge;
-pub mod grid;
-pub mod lanes;
-pub mod neighbours;
-pub mod pair_scatter;
-pub mod params;
-pub mod particles;
-pub mod relaxation;
-pub mod step;
-pub mod viscosity;
+pub(crate) mod candidates;
+pub(crate) mod cpu;
+pub(crate) mod gauge;
+pub(crate) mod grid;
+pub(crate) mod lanes;
+pub(crate) mod neighbours;
+pub(crate) mod pair_scatter;
+pub(crate) mod params;
+pub(crate) mod particles;
+pub(crate) mod relaxation;
+pub(crate) mod step;
+pub(crate) mod viscosity;
 
-pub use backend::{BodyParticle, BodyReach, Carried, DeviceReport, Liquid, NearBody};
+pub use backend::{BodyParticle, BodyReach, Carried, Liquid, NearBody};
 pub use cpu::CpuLiquid;
 pub use params::LiquidParams;
 pub use particles::{LatticeBlock, Particles};
-pub use step::LiquidSolver;

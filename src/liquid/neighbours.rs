@@ -64,7 +64,7 @@ impl NeighbourLists {
     }
 
     /// Every slot's whole neighbour list, from the half lists (for tests that gather).
-    #[cfg(test)]
+    #[cfg_attr(not(test), allow(dead_code))]
     pub(crate) fn whole(&self) -> Vec<Vec<u32>> {
         let mut all = vec![Vec::new(); self.len()];
         for i in 0..self.len() {
@@ -134,12 +134,8 @@ impl NeighbourLists {
         self.count.len()
     }
 
-    /// Whether the lists cover no particle.
-    pub fn is_empty(&self) -> bool {
-        self.count.is_empty()
-    }
-
     /// The largest neighbour count.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn max_count(&self) -> usize {
         self.count.iter().copied().max().unwrap_or(0) as usize
     }

@@ -14,6 +14,7 @@ pub fn write(run: &RunDir, step: u64, problem: StructuredProblem) -> Result<Path
 }
 
 /// Read step `step`'s problem back from the run directory.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn read(run: &RunDir, step: u64) -> Result<ProblemFile> {
     io::load(&run.failed_lcp(step))
 }

@@ -53,7 +53,20 @@ pub const VTK_SURFACE_SERIES: &str = "surface.pvd";
 /// The default USD stage of the run.
 pub const USD_STAGE: &str = "run.usda";
 
-/// A run's output directory: where each of its files lies.
+/// A run's output directory: where each of its files lies. The readers of its files take it
+/// (`output::rigid_states::read`, `gauges::read`, `loads::read`, `manifest::read`, ...).
+///
+/// ```no_run
+/// use sphrigid::output::{RunDir, rigid_states};
+/// use std::path::Path;
+///
+/// let run = RunDir::open(Path::new("out/floating_box"))?;
+/// for row in rigid_states::read(&run)? {
+///     println!("frame {} {}: tilt {:.1} deg", row.frame, row.body, row.tilt_deg());
+/// }
+/// println!("fluid frame 3: {}", run.fluid_frame(3).display());
+/// # Ok::<(), sphrigid::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunDir {
     dir: PathBuf,

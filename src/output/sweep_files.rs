@@ -252,6 +252,7 @@ pub fn write_table(dir: &SweepDir, header: &[String], rows: &[Vec<String>]) -> R
 }
 
 /// Parse CSV text as [`write_table`] writes it: the header and the rows, quotes removed.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn parse_table(text: &str) -> std::result::Result<(Vec<String>, Vec<Vec<String>>), String> {
     let mut records = Vec::new();
     let (mut field, mut record) = (String::new(), Vec::new());
@@ -295,6 +296,7 @@ pub fn parse_table(text: &str) -> std::result::Result<(Vec<String>, Vec<Vec<Stri
 }
 
 /// Read `DIR/sweep.csv` back as its header and rows.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn read_table(dir: &SweepDir) -> Result<(Vec<String>, Vec<Vec<String>>)> {
     let path = dir.csv();
     let text = crate::bounded_read::read_text(&path, &crate::bounded_read::SWEEP_FILE)?;

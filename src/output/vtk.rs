@@ -143,6 +143,16 @@ pub fn encode_pvd(series: &[(f64, String)]) -> String {
 
 /// Export the run in `run` to the folder `out`: every complete frame is written; each file
 /// that is missing or unreadable (and an unfinished run) is noted in the report.
+///
+/// ```no_run
+/// use sphrigid::output::{RunDir, vtk};
+/// use std::path::Path;
+///
+/// let run = RunDir::open(Path::new("out/dam_break"))?;
+/// let report = vtk::export(&run, Path::new("out/dam_break/vtk"))?;
+/// println!("{} frames into {:?}", report.frames, report.files);
+/// # Ok::<(), sphrigid::Error>(())
+/// ```
 pub fn export(run: &RunDir, out: &Path) -> Result<ExportReport> {
     let m = manifest::read(run)?;
     let mut report = ExportReport::for_run(&m);

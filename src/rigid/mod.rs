@@ -1,16 +1,16 @@
 //! Rigid bodies as clumps of sphere particles: mass properties, sampling, motion.
-pub mod body;
-pub mod clump;
+pub(crate) mod body;
+pub(crate) mod clump;
 pub mod free_rotation;
-pub mod integrators;
+pub(crate) mod integrators;
 pub mod mass_properties;
 pub mod mesh;
-pub mod motion;
-pub mod occupancy;
-pub mod primitives;
-pub mod sampling;
-pub mod shape;
-pub mod state;
+pub(crate) mod motion;
+pub(crate) mod occupancy;
+pub(crate) mod primitives;
+pub(crate) mod sampling;
+pub(crate) mod shape;
+pub(crate) mod state;
 
 pub use body::RigidBody;
 pub use clump::Clump;
@@ -20,3 +20,6 @@ pub use mesh::TriMesh;
 pub use primitives::Primitive;
 pub use shape::{MeshSolid, Shape};
 pub use state::{BodyState, Inertia};
+
+#[cfg(test)]
+mod tests;

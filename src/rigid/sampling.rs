@@ -50,11 +50,6 @@ impl Lattice {
         self.dims[0] * self.dims[1] * self.dims[2]
     }
 
-    /// Whether the lattice has no points.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Linear index of point (i, j, k), x fastest.
     pub fn index(&self, i: usize, j: usize, k: usize) -> usize {
         i + self.dims[0] * (j + self.dims[1] * k)

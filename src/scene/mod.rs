@@ -3,21 +3,21 @@
 //! by `validate`, all reporting one [`Problem`] type), reading the TOML and applying `--set`
 //! overrides. Nothing here imports the physics except `rigid::Integrator`, whose names a body
 //! table is checked against; `sim::build` turns a loaded scene into physics input.
-pub mod body;
-pub mod coupling;
-pub mod gauge;
-pub mod joint;
-pub mod keyframe_file;
-pub mod limits;
-pub mod liquid;
-pub mod locate;
-pub mod motion;
-pub mod output;
-pub mod overrides;
-pub mod problem;
-pub mod schema;
-pub mod time;
-pub mod validate;
+pub(crate) mod body;
+pub(crate) mod coupling;
+pub(crate) mod gauge;
+pub(crate) mod joint;
+pub(crate) mod keyframe_file;
+pub(crate) mod limits;
+pub(crate) mod liquid;
+pub(crate) mod locate;
+pub(crate) mod motion;
+pub(crate) mod output;
+pub(crate) mod overrides;
+pub(crate) mod problem;
+pub(crate) mod schema;
+pub(crate) mod time;
+pub(crate) mod validate;
 
 pub use body::{BodySpec, OrientationSpec, Scale, ShapeSpec};
 pub use coupling::{CouplingMethod, CouplingSpec, LcpSolverChoice, OnLcpFailure};
@@ -86,7 +86,7 @@ fn toml_error(file: &Path, text: &str, e: &toml::de::Error, fix: &str) -> Error 
 }
 
 /// The text of a scene file, through the bounded reader: a special file, one past
-/// [`bounded_read::SCENE`]'s size or one that is not UTF-8 is refused, naming the file.
+/// `bounded_read::SCENE`'s size or one that is not UTF-8 is refused, naming the file.
 pub fn read(file: &Path) -> Result<String> {
     bounded_read::read_text_with(file, &bounded_read::SCENE, |e| {
         Error::input(format!(
@@ -97,6 +97,16 @@ pub fn read(file: &Path) -> Result<String> {
 }
 
 /// Read, override and validate a scene file.
+///
+/// ```no_run
+/// use std::path::Path;
+///
+/// // As `sphrigid run scenes/dam_break.toml --set liquid.0.spacing=0.02`.
+/// let sets = ["liquid.0.spacing=0.02".to_string()];
+/// let loaded = sphrigid::scene::load(Path::new("scenes/dam_break.toml"), &sets)?;
+/// println!("{} frames at {} fps", loaded.scene.time.frames, loaded.scene.time.fps);
+/// # Ok::<(), sphrigid::Error>(())
+/// ```
 pub fn load(file: &Path, sets: &[String]) -> Result<LoadedScene> {
     let text = read(file)?;
     parse(text, file, sets)

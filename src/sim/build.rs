@@ -400,6 +400,7 @@ fn orientation(spec: &BodySpec) -> Result<DQuat> {
 /// A checked body table's body at its initial state. `default_spacing` is used when the
 /// table gives none (the liquid's spacing); with neither, the spacing is the body's smallest
 /// extent / 20.
+#[cfg_attr(not(test), allow(dead_code))]
 pub fn body(spec: &BodySpec, base_dir: &Path, default_spacing: Option<f64>) -> Result<RigidBody> {
     let shape = shape(spec, base_dir)?;
     let spacing = body_spacing(spec, &shape, default_spacing);

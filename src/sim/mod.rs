@@ -1,20 +1,23 @@
 //! A simulation: the scene's particles and solvers advanced frame by frame.
-pub mod build;
-pub mod cfl;
-pub mod checkpoint;
-pub mod energy;
-pub mod footprint;
-pub mod gauges;
-pub mod guard;
-pub mod joint_setup;
-pub mod loads;
-pub mod motion_setup;
-pub mod outputs;
-pub mod placement;
-pub mod runner;
-pub mod settle;
-pub mod step_counts;
-pub mod surfaces;
+pub(crate) mod build;
+pub(crate) mod cfl;
+pub(crate) mod checkpoint;
+pub(crate) mod energy;
+pub(crate) mod footprint;
+pub(crate) mod gauges;
+pub(crate) mod guard;
+pub(crate) mod joint_setup;
+pub(crate) mod loads;
+pub(crate) mod motion_setup;
+pub(crate) mod outputs;
+pub(crate) mod placement;
+pub(crate) mod runner;
+pub(crate) mod settle;
+pub(crate) mod step_counts;
+pub(crate) mod surfaces;
+
+pub use crate::coupling::leak::{Leak, LeakCheck};
+pub use runner::{Progress, RunOptions, RunSummary, run};
 
 use crate::backend::Backend;
 use crate::boundary::bodies::BodyBoundary;
@@ -32,6 +35,25 @@ use build::LiquidSetup;
 use glam::{DVec3, Vec3A};
 
 /// The state of a run: particles, solvers, clock.
+///
+/// Set it up from a loaded scene ([`Simulation::setup`]), then advance it a step
+/// ([`Simulation::step`]) or a frame ([`Simulation::advance_frame`]) at a time; nothing is
+/// written to disk ([`run`] writes a run directory).
+///
+/// ```no_run
+/// use sphrigid::backend::Backend;
+/// use sphrigid::sim::Simulation;
+/// use std::path::Path;
+///
+/// let loaded = sphrigid::scene::load(Path::new("scenes/floating_box.toml"), &[])?;
+/// let mut sim = Simulation::setup(&loaded, Backend::Cpu)?;
+/// sim.step()?;
+/// sim.advance_frame()?;
+/// for body in &sim.bodies {
+///     println!("{} at {}", body.name, body.state.x);
+/// }
+/// # Ok::<(), sphrigid::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Simulation {
     /// The liquid, its solver and particles, on the CPU or GPU backend (its particles on the
@@ -328,3 +350,6 @@ impl Simulation {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -298,6 +298,30 @@ fn write_failed(e: Error, frame: u32, checkpoint_frame: Option<u32>, opts: &RunO
 /// Run a loaded scene, calling `progress` after every frame written and `log` with every
 /// notice (a step that fell back to penalty). The output directory is locked for the run;
 /// `opts.claim` says what to do with an earlier run's files there.
+///
+/// ```no_run
+/// use sphrigid::backend::Backend;
+/// use sphrigid::output::Claim;
+/// use sphrigid::sim::{RunOptions, run};
+/// use std::path::{Path, PathBuf};
+///
+/// let loaded = sphrigid::scene::load(Path::new("scenes/dam_break.toml"), &[])?;
+/// let opts = RunOptions {
+///     out: PathBuf::from("out/dam_break"),
+///     frames: Some(30),
+///     backend: Backend::Cpu,
+///     backend_explicit: true,
+///     command: "my-program".into(),
+///     claim: Claim::Refuse,
+///     checkpoint_every: 0,
+///     stop: None,
+/// };
+/// let summary = run(&loaded, &opts, &mut |p| eprintln!("frame {}/{}", p.frame, p.frames), &mut |note| {
+///     eprintln!("{note}")
+/// })?;
+/// println!("wrote {}", summary.out.display());
+/// # Ok::<(), sphrigid::Error>(())
+/// ```
 pub fn run(
     loaded: &LoadedScene,
     opts: &RunOptions,

@@ -92,7 +92,7 @@ pub fn build_frame(
 }
 
 /// Builds the surfaces of a running simulation's frames on a thread of its own, at most
-/// [`MAX_PENDING`] frames behind the frames written. A frame whose surface cannot be built
+/// `MAX_PENDING` frames behind the frames written. A frame whose surface cannot be built
 /// does not stop the run: it is left without one and its error kept in `failures`.
 #[derive(Debug)]
 pub struct SurfaceWorker {

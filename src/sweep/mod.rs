@@ -3,7 +3,7 @@
 //! ([`collect`]). The files themselves (jobs.txt, sweep.json, sweep.slurm, sweep.csv) are
 //! written and read by `output::sweep_files`; running the jobs is left to GNU parallel, Slurm
 //! or `sphrigid sweep --jobs`.
-pub mod collect;
+pub(crate) mod collect;
 
 use crate::output::sweep_files::{SweepDir, SweepRun, SweepSpec};
 use crate::scene::{self, LoadedScene};

@@ -14,6 +14,5 @@ mod kinematic;
 mod mass_properties;
 mod rigid_body;
 mod rigid_cli;
-mod sampling;
 mod scene;
 mod wave_maker;

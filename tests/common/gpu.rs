@@ -2,7 +2,7 @@
 //! adapter exists at all the tests skip, saying why, except in CI (`CI` or
 //! `SPHRIGID_REQUIRE_GPU` set, as `scripts/test.sh` does), where a missing adapter fails them.
 
-use sphrigid::gpu::context::{AdapterKind, GpuContext};
+use sphrigid::internals::gpu::{AdapterKind, GpuContext};
 use std::path::Path;
 
 /// The arguments of `sphrigid run SCENE --out OUT --frames FRAMES --backend gpu --quiet`.
@@ -59,7 +59,10 @@ pub fn adapter_required() -> bool {
 pub fn context() -> Option<GpuContext> {
     match GpuContext::new(AdapterKind::Any) {
         Ok(Some(c)) => {
-            eprintln!("GPU test on {}", sphrigid::gpu::context::describe(&c.info));
+            eprintln!(
+                "GPU test on {}",
+                sphrigid::internals::gpu::describe(&c.info)
+            );
             Some(c)
         }
         Ok(None) if adapter_required() => panic!(

@@ -1,16 +1,15 @@
 //! Helpers shared by the integration tests: scenes from text, running the binary.
 #![allow(dead_code)]
 pub mod gpu;
+mod library;
 pub mod scan;
 
-use sphrigid::scene::{self, LoadedScene};
+#[allow(unused_imports)]
+pub use library::{Rng, scene};
+
+use sphrigid::scene;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-/// Parse and validate scene text as if it came from `test.toml`.
-pub fn scene(text: &str) -> LoadedScene {
-    scene::parse(text.to_string(), Path::new("test.toml"), &[]).expect("the test scene is valid")
-}
 
 /// Run the `sphrigid` binary with the given arguments.
 pub fn sphrigid(args: &[&str]) -> Output {
@@ -65,7 +64,7 @@ pub fn run_scene_without_leaks(
     frames: u32,
     mut each: impl FnMut(&sphrigid::sim::Simulation, u32),
 ) -> sphrigid::sim::Simulation {
-    use sphrigid::coupling::leak::LeakCheck;
+    use sphrigid::sim::LeakCheck;
     let file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("scenes")
         .join(name);
@@ -88,26 +87,6 @@ pub fn run_scene_without_leaks(
         each(&sim, frame);
     }
     sim
-}
-
-/// The project's generator drawn in f32 for particle positions and velocities.
-pub struct Rng(pub sphrigid::rng::XorShift);
-
-impl Rng {
-    /// A generator for `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(sphrigid::rng::XorShift::new(seed))
-    }
-
-    /// Uniform in [0, 1).
-    pub fn next(&mut self) -> f32 {
-        self.0.unit() as f32
-    }
-
-    /// Uniform in [-a, a).
-    pub fn sym(&mut self, a: f32) -> f32 {
-        (2.0 * self.next() - 1.0) * a
-    }
 }
 
 /// The Python that has `modules` (e.g. `["meshio", "pxr"]`): `SPHRIGID_PYTHON`, else the

@@ -12,7 +12,7 @@
 use crate::common;
 
 use sphrigid::backend::Backend;
-use sphrigid::coupling::leak::LeakCheck;
+use sphrigid::sim::LeakCheck;
 use sphrigid::sim::Simulation;
 use std::collections::HashMap;
 

@@ -4,10 +4,7 @@
 mod buoyancy;
 #[path = "../common/mod.rs"]
 mod common;
-mod contacts;
-mod debris;
 mod floating;
-mod lcp_step;
 mod loads;
 mod stability_sweep;
 mod tipping;

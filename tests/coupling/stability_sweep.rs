@@ -7,8 +7,8 @@
 //! table that docs/src/validation.md shows.
 use glam::DVec3;
 use sphrigid::backend::Backend;
-use sphrigid::coupling::leak::LeakCheck;
 use sphrigid::scene;
+use sphrigid::sim::LeakCheck;
 use sphrigid::sim::Simulation;
 use std::path::Path;
 

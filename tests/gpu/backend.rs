@@ -5,12 +5,10 @@ use crate::common;
 use crate::common::gpu as gpu_common;
 use crate::common::gpu::DAM;
 use sphrigid::backend::Backend;
-use sphrigid::gpu::GpuLiquidSolver;
-use sphrigid::gpu::context::{AdapterKind, adapters};
+use sphrigid::output::Claim;
 use sphrigid::output::loads::{LoadRow, LoadTable, parse};
-use sphrigid::output::lock::Claim;
 use sphrigid::sim::Simulation;
-use sphrigid::sim::runner::{Progress, RunOptions};
+use sphrigid::sim::{Progress, RunOptions};
 use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Largest per-particle distance between the CPU and GPU backends after `steps` steps, in
@@ -133,46 +131,6 @@ fn a_resumed_gpu_run_writes_the_frames_of_an_unbroken_one() {
 }
 
 #[test]
-fn gpu_memory_is_at_most_96_bytes_per_particle() {
-    let _serial = gpu_common::serial();
-    let Some(ctx) = gpu_common::context() else {
-        return;
-    };
-    let scene = common::scene(&std::fs::read_to_string("scenes/dam_break.toml").unwrap());
-    let sim = Simulation::new(&scene.scene);
-    let params = sim.liquid.params().clone();
-    let gpu = GpuLiquidSolver::new(ctx, params, sim.particles()).unwrap();
-    let n = sim.particles().len() as u64;
-    // Counted from the buffers allocated: at least the 80 bytes of per-particle arrays, and
-    // as much as `check` reports without a device.
-    assert_eq!(
-        GpuLiquidSolver::bytes_needed(sim.liquid.params(), sim.particles()).unwrap(),
-        gpu.bytes_allocated()
-    );
-    assert!(
-        gpu.bytes_allocated() >= 80 * n,
-        "{} bytes",
-        gpu.bytes_allocated()
-    );
-    let bpp = gpu.bytes_per_particle();
-    eprintln!("{n} particles: {bpp:.1} GPU bytes per particle");
-    assert!(bpp <= 96.0, "{bpp} bytes per particle");
-}
-
-#[test]
-fn auto_takes_a_hardware_gpu_only_and_says_which() {
-    let _serial = gpu_common::serial();
-    let (backend, why) = Backend::choose("auto").unwrap();
-    eprintln!("{why}");
-    if adapters(AdapterKind::Hardware).is_empty() {
-        assert_eq!(backend, Backend::Cpu, "{why}");
-        assert!(why.starts_with("backend: cpu (auto:"), "{why}");
-    } else {
-        assert_eq!(backend, Backend::Gpu, "{why}");
-    }
-}
-
-#[test]
 fn backend_gpu_without_any_adapter_is_a_clear_input_error() {
     let _serial = gpu_common::serial();
     let dir = tempfile::tempdir().unwrap();
@@ -241,14 +199,14 @@ fn a_scene_larger_than_one_storage_binding_is_refused_clearly() {
         .limits
         .max_storage_buffer_binding_size
         .min(ctx.limits.max_buffer_size);
-    assert!(sphrigid::gpu::buffers::check_fits(&ctx, "position", limit).is_ok());
-    let err = sphrigid::gpu::buffers::check_fits(&ctx, "position", limit + 4).unwrap_err();
+    assert!(sphrigid::internals::gpu::check_fits(&ctx, "position", limit).is_ok());
+    let err = sphrigid::internals::gpu::check_fits(&ctx, "position", limit + 4).unwrap_err();
     assert_eq!(err.exit_code(), 2);
     assert!(err.to_string().contains("storage binding"), "{err}");
     // Through the binary: a container whose cell-start buffer (4 bytes a cell) needs more than
     // one binding, while staying under the grid's cell limit.
     let cells_needed = limit / 4 + 1_000_000;
-    if cells_needed > sphrigid::liquid::grid::MAX_CELLS as u64 {
+    if cells_needed > sphrigid::internals::gpu::MAX_CELLS as u64 {
         eprintln!("this adapter binds {limit} bytes: no grid within the cell limit exceeds it");
         return;
     }
@@ -378,56 +336,6 @@ fn liquid_leaving_the_grid_of_a_scene_without_container_is_a_clear_error() {
     assert!(err.contains("left the GPU grid"), "{err}");
     // The frames before are intact and listed.
     assert!(out.join("fluid/fluid_00001.ply").exists(), "{err}");
-}
-
-#[test]
-fn timing_modes_time_every_phase_and_change_no_result() {
-    let _serial = gpu_common::serial();
-    if gpu_common::context().is_none() {
-        return;
-    }
-    use sphrigid::gpu::Timing;
-    use sphrigid::output::fluid_frames::encode_fluid;
-    use sphrigid::timing::Phase;
-    let scene = common::scene(DAM);
-    let mut frames = Vec::new();
-    for timing in [Timing::Off, Timing::Wall, Timing::Timestamps] {
-        let mut sim = Simulation::setup(&scene, Backend::Gpu).unwrap();
-        sim.gpu_timing = timing;
-        for _ in 0..5 {
-            sim.step().unwrap();
-        }
-        sim.sync_particles().unwrap();
-        if timing != Timing::Off {
-            // Gravity rides in the viscosity pass and the velocity update in the walls' pass:
-            // no pass of its own is left to integrate.
-            assert_eq!(sim.times.get(Phase::Integrate).as_nanos(), 0, "{timing:?}");
-            for ph in [
-                Phase::Grid,
-                Phase::Viscosity,
-                Phase::Density,
-                Phase::Relaxation,
-                Phase::Collisions,
-            ] {
-                assert!(
-                    sim.times.get(ph).as_nanos() > 0,
-                    "{timing:?}: no time in {}",
-                    ph.name()
-                );
-            }
-        }
-        frames.push(encode_fluid(
-            sim.particles(),
-            sim.liquid.params(),
-            1,
-            sim.time,
-        ));
-    }
-    assert!(
-        frames[0] == frames[1],
-        "timing each phase changed the result"
-    );
-    assert!(frames[0] == frames[2], "timestamps changed the result");
 }
 
 /// A box resting on a column of liquid: contacts from the first step.
@@ -723,7 +631,7 @@ fn run_tank(
     out: &std::path::Path,
     stop_after: Option<u32>,
     resume: bool,
-) -> sphrigid::sim::runner::RunSummary {
+) -> sphrigid::sim::RunSummary {
     static STOP: AtomicI32 = AtomicI32::new(0);
     STOP.store(0, Ordering::SeqCst);
     let loaded = common::scene(STILL_TANK);
@@ -742,7 +650,7 @@ fn run_tank(
             STOP.store(2, Ordering::SeqCst);
         }
     };
-    sphrigid::sim::runner::run(&loaded, &opts, &mut progress, &mut |_| {}).unwrap()
+    sphrigid::sim::run(&loaded, &opts, &mut progress, &mut |_| {}).unwrap()
 }
 
 #[test]

@@ -4,5 +4,4 @@
 mod backend;
 #[path = "../common/mod.rs"]
 mod common;
-mod passes;
 mod split;

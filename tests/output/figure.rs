@@ -3,9 +3,9 @@
 //! body in its colour where they are, the motion CSV holds the exact tilt and free fall, and bad
 //! input exits 2 with a message naming what is wrong.
 use crate::common;
-use sphrigid::figure::colormap::is_viridis;
-use sphrigid::figure::plot;
-use sphrigid::figure::strip::{self, BACKGROUND, COLORBAR_W, GAP, View};
+use sphrigid::internals::colormap::is_viridis;
+use sphrigid::internals::plot;
+use sphrigid::internals::strip::{self, BACKGROUND, COLORBAR_W, GAP, View};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

@@ -9,8 +9,8 @@
 use crate::common;
 use glam::{DQuat, DVec3};
 use sphrigid::backend::Backend;
-use sphrigid::coupling::leak::LeakCheck;
 use sphrigid::scene;
+use sphrigid::sim::LeakCheck;
 use sphrigid::sim::Simulation;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

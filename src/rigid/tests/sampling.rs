@@ -1,9 +1,9 @@
 //! Lattice sampling: inside tests for non-convex meshes, surface marking, mass scaling, and the
 //! convergence of the clump's inertia to the exact solid's.
+use crate::rigid::mesh::{box_mesh, extrude_polygon};
+use crate::rigid::sampling::{Lattice, mesh_inside, sample};
+use crate::rigid::{MeshSolid, Primitive, Shape, TriMesh};
 use glam::{DQuat, DVec2, DVec3};
-use sphrigid::rigid::mesh::{box_mesh, extrude_polygon};
-use sphrigid::rigid::sampling::{Lattice, mesh_inside, sample};
-use sphrigid::rigid::{MeshSolid, Primitive, Shape, TriMesh};
 
 const T_POLY: [(f64, f64); 8] = [
     (-0.3, -1.2),
@@ -269,6 +269,6 @@ fn hollow_shell_and_disjoint_parts_are_classified_by_winding_number() {
         }
     }
     // Exact mass properties subtract the cavity: 8 - 1 + 1.
-    let mp = sphrigid::rigid::mass_properties::mesh_mass_properties(&outer, 1.0);
+    let mp = crate::rigid::mass_properties::mesh_mass_properties(&outer, 1.0);
     assert!((mp.volume - 8.0).abs() < 1e-12);
 }

@@ -1,13 +1,13 @@
 //! The LCP coupling step: restitution is exact, impulses conserve momentum, and a body resting
 //! on the floor stays at rest.
-use crate::common;
+use super::common;
+use crate::boundary::{BoundaryParams, Walls};
+use crate::coupling::Coupler;
+use crate::liquid::params::{LiquidParams, Phase};
+use crate::liquid::{CpuLiquid, Particles};
+use crate::rigid::{Primitive, RigidBody, Shape};
+use crate::sim::build;
 use glam::{DQuat, DVec3, Vec3A};
-use sphrigid::boundary::{BoundaryParams, Walls};
-use sphrigid::coupling::Coupler;
-use sphrigid::liquid::params::{LiquidParams, Phase};
-use sphrigid::liquid::{CpuLiquid, Particles};
-use sphrigid::rigid::{Primitive, RigidBody, Shape};
-use sphrigid::sim::build;
 
 const S: f64 = 0.01;
 
@@ -89,7 +89,7 @@ fn a_particle_bounces_off_a_static_face_with_its_restitution() {
         let e = (e_body * e_liquid).sqrt();
         let mut bodies = [block(false, e_body)];
         let p = particle_on_top(&bodies[0], 0.0, 0.0, Vec3A::new(0.3, -2.0, 0.0));
-        let spec = sphrigid::scene::CouplingSpec {
+        let spec = crate::scene::CouplingSpec {
             liquid_restitution: e_liquid,
             ..Default::default()
         };
@@ -128,7 +128,7 @@ fn elastic_impacts_on_many_contacts_at_once_never_add_energy() {
     // bounce for that step. Either way the energy may not rise (f32 velocities: 1e-6).
     let mut rng = common::Rng::new(0x9e37_79b9_7f4a_7c15);
     let mut rand = move || f64::from(rng.sym(0.5));
-    let spec = sphrigid::scene::CouplingSpec {
+    let spec = crate::scene::CouplingSpec {
         liquid_restitution: 1.0,
         ..Default::default()
     };

@@ -1,20 +1,20 @@
 //! Each GPU pass against its CPU twin on the same input: the grid order exactly, element-wise
 //! updates exactly, neighbour sums within float tolerance.
-use crate::common;
-use crate::common::Rng;
-use crate::common::gpu as gpu_common;
-use glam::Vec3A;
-use sphrigid::boundary::BodyImages;
-use sphrigid::boundary::body_grid::{BoundaryGrid, BoundaryParticles};
-use sphrigid::boundary::wall_kernel::{WallKernel, mirror_offset, plane_distances};
-use sphrigid::boundary::{WallLoads, Walls};
-use sphrigid::gpu::contacts::{self, BodyParticle};
-use sphrigid::gpu::{
+use super::common;
+use super::common::Rng;
+use super::common::gpu as gpu_common;
+use crate::boundary::BodyImages;
+use crate::boundary::body_grid::{BoundaryGrid, BoundaryParticles};
+use crate::boundary::wall_kernel::{WallKernel, mirror_offset, plane_distances};
+use crate::boundary::{WallLoads, Walls};
+use crate::gpu::contacts::{self, BodyParticle};
+use crate::gpu::{
     GpuLiquidSolver, boundary_grid, buffers, cell_index, count, density, prefix_sum, relaxation,
     scatter, velocity, viscosity, wall_loads, walls,
 };
-use sphrigid::liquid::grid::Grid;
-use sphrigid::liquid::{LiquidParams, Particles};
+use crate::liquid::grid::Grid;
+use crate::liquid::{LiquidParams, Particles};
+use glam::Vec3A;
 
 // Two phases (different masses, one with cohesion) so the pair weights m_j/(m_i+m_j) and both
 // pressure branches run; walls with restitution, friction and ghost pressure.
@@ -67,7 +67,7 @@ fn setup_grid(tiled: bool) -> Option<(GpuLiquidSolver, Particles, Grid, LiquidPa
 fn setup_scene(text: &str, tiled: bool) -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
     let ctx = gpu_common::context()?;
     let scene = common::scene(text);
-    let liquid = sphrigid::sim::build::liquid(&scene.scene);
+    let liquid = crate::sim::build::liquid(&scene.scene);
     let (params, mut p) = (liquid.params, liquid.particles);
     let mut rng = Rng::new(0x9e37_79b9_7f4a_7c15);
     let s = params.spacing;
@@ -218,7 +218,7 @@ fn check_prefix_sum(n: usize, max: f32) {
     }
 }
 
-fn check_prefix_sum_on(ctx: sphrigid::gpu::context::GpuContext, n: usize, max: f32) {
+fn check_prefix_sum_on(ctx: crate::gpu::context::GpuContext, n: usize, max: f32) {
     let mut rng = Rng::new(7);
     let v: Vec<u32> = (0..n).map(|_| (rng.next() * max) as u32).collect();
     let mut bytes = 0;
@@ -989,7 +989,7 @@ fn contact_impulses_match_their_cpu_twin() {
     gpu.apply_impulses(&dv, DT).unwrap();
     let g = gpu.download().unwrap();
     let mut cpu = s.clone();
-    sphrigid::gpu::impulses::cpu_twin(&mut cpu, &dv, DT);
+    crate::gpu::impulses::cpu_twin(&mut cpu, &dv, DT);
     assert_eq!(g.vel, cpu.vel, "velocities after the impulses differ");
     let d = max_abs_diff(&g.pos, &cpu.pos);
     assert!(d <= 1e-7, "positions after the impulses differ by {d} m");
@@ -1020,7 +1020,7 @@ fn push_out_matches_its_cpu_twin() {
     gpu.push_out(&dx).unwrap();
     let g = gpu.download().unwrap();
     let mut cpu = s.clone();
-    sphrigid::gpu::push_out::cpu_twin(&mut cpu, &dx);
+    crate::gpu::push_out::cpu_twin(&mut cpu, &dx);
     assert_eq!(g.vel, s.vel, "push-out changed velocities");
     assert_eq!(g.pos, cpu.pos, "positions after the push-out differ");
     assert_ne!(g.pos, s.pos, "the push-out moved nothing");
@@ -1039,10 +1039,10 @@ fn tiled_and_untiled_steps_give_the_same_particles() {
     else {
         return;
     };
-    let mut times = sphrigid::timing::PhaseTimes::default();
+    let mut times = crate::timing::PhaseTimes::default();
     for _ in 0..5 {
         for gpu in [&mut tiled, &mut untiled] {
-            gpu.step(DT, sphrigid::timing::Timing::Off, &mut times)
+            gpu.step(DT, crate::timing::Timing::Off, &mut times)
                 .unwrap();
         }
     }

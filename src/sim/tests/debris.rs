@@ -20,17 +20,17 @@
 //! time 0. `SPHRIGID_DEBRIS_FRICTION=0` runs every scene with all bodies frictionless (for
 //! comparing with the frictional runs).
 //!
-//! `cargo test --release --test coupling -- debris:: --include-ignored --nocapture` prints the
+//! `cargo test --release --lib -- sim::tests::debris:: --include-ignored --nocapture` prints the
 //! run's worst figures and wall time.
-use crate::common;
+use super::common;
 
+use crate::backend::Backend;
+use crate::coupling::leak::LeakCheck;
+use crate::rigid::RigidBody;
+use crate::rigid::occupancy::Occupancy;
+use crate::scene::{self, LoadedScene};
+use crate::sim::Simulation;
 use glam::DVec3;
-use sphrigid::backend::Backend;
-use sphrigid::coupling::leak::LeakCheck;
-use sphrigid::rigid::RigidBody;
-use sphrigid::rigid::occupancy::Occupancy;
-use sphrigid::scene::{self, LoadedScene};
-use sphrigid::sim::Simulation;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
@@ -402,8 +402,8 @@ fn run(label: &str, loaded: &LoadedScene, backend: Backend) -> Outcome {
                 "{} (a {}), particle {} at [{:.4}, {:.4}, {:.4}]",
                 b.name,
                 match &b.shape {
-                    sphrigid::rigid::Shape::Primitive(p) => p.kind(),
-                    sphrigid::rigid::Shape::Mesh(_) => "mesh",
+                    crate::rigid::Shape::Primitive(p) => p.kind(),
+                    crate::rigid::Shape::Mesh(_) => "mesh",
                 },
                 leak.id,
                 p.x,
@@ -513,7 +513,7 @@ fn the_hundred_bodies_start_clear_of_each_other_and_the_walls() {
         let loaded = hundred(seed, 0.5);
         assert_eq!(loaded.scene.body.len(), 100);
         let bodies =
-            sphrigid::sim::build::bodies(&loaded, Some(HUNDRED_SPACING)).expect("the bodies build");
+            crate::sim::build::bodies(&loaded, Some(HUNDRED_SPACING)).expect("the bodies build");
         let cells: Vec<Occupancy> = bodies.iter().map(|b| Occupancy::new(&b.clump)).collect();
         let container = Some((DVec3::ZERO, DVec3::new(0.8, 0.4, 0.2)));
         let ((pair, a, b), (wall, w)) = overlaps(&bodies, &cells, container);

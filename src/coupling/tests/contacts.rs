@@ -1,8 +1,8 @@
 //! Liquid/body contact detection: one contact per liquid particle and body, with the normal of
 //! the body's solid (the union of its particles' cells) and the overlap with it.
+use crate::coupling::SurfaceIndex;
+use crate::rigid::{Primitive, RigidBody, Shape};
 use glam::{DQuat, DVec3, Vec3A};
-use sphrigid::coupling::SurfaceIndex;
-use sphrigid::rigid::{Primitive, RigidBody, Shape};
 
 const S: f64 = 0.01;
 
@@ -121,9 +121,9 @@ fn contacts_come_in_body_then_slot_order_and_one_per_body() {
 
 #[test]
 fn liquid_that_starts_inside_a_body_is_removed_and_ids_stay_contiguous() {
-    use sphrigid::coupling::inside::remove_liquid_inside;
-    use sphrigid::liquid::LatticeBlock;
-    use sphrigid::liquid::Particles;
+    use crate::coupling::inside::remove_liquid_inside;
+    use crate::liquid::LatticeBlock;
+    use crate::liquid::Particles;
     // A liquid block 0..0.2 at spacing 0.01 (centres at 0.005 + 0.01 i), and a 0.06 x 0.06 x
     // 0.06 box centred at (0.1, 0.1, 0.1) sampled at the same spacing: the liquid centres
     // strictly inside the box's particle cells are the 6 x 6 x 6 at 0.075..0.125.
@@ -172,8 +172,8 @@ fn cube(at: DVec3) -> RigidBody {
 
 #[test]
 fn a_cube_sinking_into_the_floor_touches_it_at_its_four_corners() {
-    use sphrigid::boundary::Walls;
-    use sphrigid::coupling::body_contacts::wall_contacts;
+    use crate::boundary::Walls;
+    use crate::coupling::body_contacts::wall_contacts;
     let r = S / 2.0;
     // Container [0, 1]^3; the liquid's centre bounds are shrunk by the liquid radius.
     let walls = Walls {
@@ -212,7 +212,7 @@ fn a_cube_sinking_into_the_floor_touches_it_at_its_four_corners() {
 
 #[test]
 fn a_cube_resting_on_another_touches_it_with_the_face_normal() {
-    use sphrigid::coupling::body_contacts::body_body_contacts;
+    use crate::coupling::body_contacts::body_body_contacts;
     // The upper cube overlaps the lower one by 1 mm.
     let bodies = [
         cube(DVec3::new(0.0, 0.0, 0.0)),

@@ -1,0 +1,2 @@
+//! Tests of the contacts between bodies, walls and liquid.
+mod contacts;

@@ -1,0 +1,2 @@
+//! Tests of the bodies' sampling: the inside test, lattices and clump inertia.
+mod sampling;

@@ -1,0 +1,8 @@
+//! Tests that reach into the crate below the simulation: the GPU passes against their CPU twins,
+//! the GPU backend's memory, timing and choice, the coupled LCP step, debris in a tank and the surface worker.
+mod common;
+mod debris;
+mod gpu_backend;
+mod gpu_passes;
+mod lcp_step;
+mod surfaces;
