@@ -14,7 +14,7 @@ impl XorShift {
 
     /// A generator started at exactly `state` (which must not be 0).
     pub fn from_state(state: u64) -> XorShift {
-        debug_assert!(state != 0, "xorshift's state 0 is a fixed point");
+        assert!(state != 0, "xorshift's state 0 is a fixed point");
         XorShift(state)
     }
 

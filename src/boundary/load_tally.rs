@@ -24,7 +24,7 @@ impl LoadTally {
         peaks: Vec<(DVec3, DVec3)>,
         time: f64,
     ) -> LoadTally {
-        debug_assert_eq!(sums.len(), peaks.len());
+        assert_eq!(sums.len(), peaks.len());
         LoadTally { sums, peaks, time }
     }
 

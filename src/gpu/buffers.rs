@@ -312,7 +312,7 @@ impl LiquidBuffers {
             },
             bytes: 0,
         };
-        debug_assert_eq!(b, liquid_bytes(n, ncells, phases, wall_entries, wall_slots));
+        assert_eq!(b, liquid_bytes(n, ncells, phases, wall_entries, wall_slots));
         Ok(LiquidBuffers {
             bytes: b,
             ..buffers
@@ -382,7 +382,7 @@ impl BoundaryBuffers {
             }),
             bytes: 0,
         };
-        debug_assert_eq!(b + size, boundary_bytes(capacity, ncells));
+        assert_eq!(b + size, boundary_bytes(capacity, ncells));
         Ok(BoundaryBuffers {
             bytes: b + size,
             ..buffers

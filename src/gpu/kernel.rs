@@ -68,7 +68,7 @@ impl Kernel {
     ) -> Kernel {
         let access = storage;
         let storage = access.len() as u32;
-        debug_assert!(storage + split.arrays.len() as u32 <= split::MAX_STORAGE_BINDINGS);
+        assert!(storage + split.arrays.len() as u32 <= split::MAX_STORAGE_BINDINGS);
         let text = text(source, prelude, split, access);
         let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(label),
