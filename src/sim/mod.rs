@@ -25,6 +25,7 @@ use crate::coupling::{Coupler, CouplingFailure};
 use crate::gpu::GpuLiquid;
 use crate::gpu::context::{AdapterKind, GpuContext};
 use crate::joints::{ErrorPeaks, Joint};
+use crate::liquid::pair_scatter::in_pool;
 use crate::liquid::{CpuLiquid, Liquid, Particles};
 use crate::output::Checkpoint;
 use crate::rigid::RigidBody;
@@ -293,6 +294,14 @@ impl Simulation {
 
     /// Take one step.
     pub fn step(&mut self) -> Result<()> {
+        // On a thread of the pool, so that the step's serial parts (the coupling) run there and
+        // its parallel loops start from inside: started from outside, each loop wakes the pool
+        // and the calling thread contends with the workers' spinning for the cores.
+        in_pool(|| self.step_here())
+    }
+
+    /// [`Simulation::step`] on the calling thread.
+    fn step_here(&mut self) -> Result<()> {
         // Kinematic bodies stand where their motions have them now, moving toward the next
         // step's poses.
         for b in &mut self.bodies {
