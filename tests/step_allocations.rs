@@ -1,11 +1,11 @@
 //! No allocation on a per-step path: after warm-up frames, a step of a shipped scene
 //! allocates on the heap only where a buffer it keeps grows past its high-water mark. The
 //! liquid, the coupling, the joints and the block-pivoting solver (its dense sub-solves
-//! included) keep their buffers between steps. The counted steps run on a thread of rayon's
-//! pool (`rayon::scope`, as the crate's own `in_pool`): a parallel loop started from outside the pool (the simulation's thread)
-//! injects one job into the pool's queue, and the queue allocates a block of 63 slots every 63
-//! injections, some 0.3-0.4 allocations a step for the scenes with liquid. Those fell into a
-//! scene's window or not depending on how many jobs the scenes before it had queued (the chain,
+//! included) keep their buffers between steps. The counted steps run inside one
+//! `rayon::scope`: `Simulation::step` moves itself onto a thread of rayon's pool, and a job
+//! injected from outside the pool (the test's thread) goes into the pool's queue, which
+//! allocates a block of 63 slots every 63 injections. Those fell into a scene's window or not
+//! depending on how many jobs the scenes before it had queued (the chain,
 //! which queues a few a step, counted one in 20 steps once the films changed the toppling
 //! block's course before it), so they are left out: what is counted is the step's own. Each
 //! scene's bound below is what its steps allocate, so that a change that adds allocations to a
