@@ -22,4 +22,4 @@ pub use shape::{MeshSolid, Shape};
 pub use state::{BodyState, Inertia};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -1,6 +1,7 @@
 //! Liquid/body contact detection: one contact per liquid particle and body, with the normal of
 //! the body's solid (the union of its particles' cells) and the overlap with it.
 use crate::coupling::SurfaceIndex;
+use crate::rigid::tests::top_particle;
 use crate::rigid::{Primitive, RigidBody, Shape};
 use glam::{DQuat, DVec3, Vec3A};
 
@@ -15,26 +16,6 @@ fn block() -> RigidBody {
 
 fn v(p: DVec3) -> Vec3A {
     Vec3A::new(p.x as f32, p.y as f32, p.z as f32)
-}
-
-/// The body-frame position of the top-layer surface particle nearest to `(x, z)`.
-fn top_particle(b: &RigidBody, x: f64, z: f64) -> DVec3 {
-    let top = b
-        .clump
-        .positions
-        .iter()
-        .map(|p| p.y)
-        .fold(f64::MIN, f64::max);
-    *b.clump
-        .positions
-        .iter()
-        .filter(|p| (p.y - top).abs() < 1e-12)
-        .min_by(|a, c| {
-            let da = (a.x - x).hypot(a.z - z);
-            let dc = (c.x - x).hypot(c.z - z);
-            da.total_cmp(&dc)
-        })
-        .unwrap()
 }
 
 #[test]

@@ -5,6 +5,7 @@ use crate::boundary::{BoundaryParams, Walls};
 use crate::coupling::Coupler;
 use crate::liquid::params::{LiquidParams, Phase};
 use crate::liquid::{CpuLiquid, Particles};
+use crate::rigid::tests::top_particle;
 use crate::rigid::{Primitive, RigidBody, Shape};
 use crate::sim::build;
 use glam::{DQuat, DVec3, Vec3A};
@@ -53,24 +54,8 @@ fn block_of_density(dynamic: bool, restitution: f64, density: f64) -> RigidBody 
 /// One liquid particle overlapping by 5% of a spacing the top-face particle of `b` nearest to
 /// `(x, z)`, moving with `v`.
 fn particle_on_top(b: &RigidBody, x: f64, z: f64, v: Vec3A) -> Particles {
-    let top = b
-        .clump
-        .positions
-        .iter()
-        .map(|p| p.y)
-        .fold(f64::MIN, f64::max);
-    let under = b
-        .clump
-        .positions
-        .iter()
-        .filter(|p| (p.y - top).abs() < 1e-12)
-        .min_by(|a, c| {
-            (a.x - x)
-                .hypot(a.z - z)
-                .total_cmp(&(c.x - x).hypot(c.z - z))
-        })
-        .unwrap();
-    let p = b.state.x + b.state.q * (*under + DVec3::Y * 0.95 * S);
+    let under = top_particle(b, x, z);
+    let p = b.state.x + b.state.q * (under + DVec3::Y * 0.95 * S);
     let mut parts = Particles::default();
     parts.push(Vec3A::new(p.x as f32, p.y as f32, p.z as f32), v, 0);
     parts
