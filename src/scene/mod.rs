@@ -1,6 +1,7 @@
 //! Scene files: every serde type of a scene (one module per table: time, liquid, body, joint, gauge,
 //! coupling, under the root in `schema`), every check of its values (each table's own, walked
-//! by `validate`, all reporting one [`Problem`] type), reading the TOML and applying `--set`
+//! by `validate`, all reporting one [`Problem`] type), reading the TOML (its bracket depth
+//! bounded first, `nesting`) and applying `--set`
 //! overrides. Nothing here imports the physics except `rigid::Integrator`, whose names a body
 //! table is checked against; `sim::build` turns a loaded scene into physics input.
 pub(crate) mod body;
@@ -12,6 +13,7 @@ pub(crate) mod limits;
 pub(crate) mod liquid;
 pub(crate) mod locate;
 pub(crate) mod motion;
+pub(crate) mod nesting;
 pub(crate) mod output;
 pub(crate) mod overrides;
 pub(crate) mod problem;
@@ -116,6 +118,7 @@ pub fn load(file: &Path, sets: &[String]) -> Result<LoadedScene> {
 /// paths.
 pub fn parse(text: String, file: &Path, sets: &[String]) -> Result<LoadedScene> {
     let fix = "see docs/src/guide/scene-files.md for every key and its type";
+    nesting::check(&text, file)?;
     let mut scene: Scene = toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;
     let mut table: toml::Table =
         toml::from_str(&text).map_err(|e| toml_error(file, &text, &e, fix))?;

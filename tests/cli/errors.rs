@@ -100,6 +100,20 @@ fn a_block_outside_the_container_is_refused() {
 }
 
 #[test]
+fn thousands_of_unclosed_inline_tables_are_refused_not_a_stack_overflow() {
+    // 20,000 bodies whose `shape = {` is never closed (2.4 MB): the TOML parser's error
+    // recovery nested one call per open table and overflowed the stack of a release build;
+    // the first unclosed table is named instead.
+    let dir = tempfile::tempdir().unwrap();
+    let body = "[[body]]\nshape = { type = \"box\", size = [0.01, 0.01, 0.01]\nposition = [0.05, 0.05, 0.05]\n\n";
+    check_bad(
+        dir.path(),
+        &format!("{GOOD}\n{}", body.repeat(20_000)),
+        &["bad.toml:15:9", "inline table is not closed", "`}`"],
+    );
+}
+
+#[test]
 fn a_missing_scene_file_exits_2() {
     let r = common::sphrigid(&["run", "no/such/scene.toml"]);
     let err = String::from_utf8_lossy(&r.stderr);
