@@ -221,9 +221,10 @@ fn relaxation_pair(
     *acc = *acc - r * (mag * w / d);
 }
 
-// The walls' push on particle i at pi (its mass mi, pressures pri, the walls' pressure sums
-// pw, the hydrostatic gradient grad), per dt^2; each wall's impulse goes to `loads`.
-fn wall_push(pi: vec4<f32>, pri: vec3<f32>, mi: f32, pw: vec3<f32>, grad: vec3<f32>,
+// The walls' ghost pressure on particle i at pi (its mass mi, pressures pri, the walls'
+// pressure sums pw, the hydrostatic gradient grad), per dt^2; each wall's impulse goes to
+// `loads`.
+fn walls_ghost_pressure(pi: vec4<f32>, pri: vec3<f32>, mi: f32, pw: vec3<f32>, grad: vec3<f32>,
     loads: ptr<function, WallImpulses>) -> vec3<f32> {
     return ghost_pressure(pi.xyz, pri.xy, pw, grad, pri.z, mi * P.dt, loads);
 }
@@ -278,7 +279,7 @@ fn relax(i: u32, loads: ptr<function, WallImpulses>) {
         }
     }
     if (wall.x != 0.0) {
-        acc = acc + wall_push(pi, pri.xyz, mi, pw, wall.yzw, loads);
+        acc = acc + walls_ghost_pressure(pi, pri.xyz, mi, pw, wall.yzw, loads);
     }
     displace(i, pi, acc);
 }
@@ -346,7 +347,7 @@ fn tiled(
         }
         if (live) {
             if (wall.x != 0.0) {
-                acc = acc + wall_push(pi, pri.xyz, mi, pw, wall.yzw, &loads);
+                acc = acc + walls_ghost_pressure(pi, pri.xyz, mi, pw, wall.yzw, &loads);
             }
             displace(i, pi, acc);
         }

@@ -182,3 +182,31 @@ fn the_import_reader_finds_plain_and_grouped_paths() {
     let want: BTreeSet<String> = ["lcp", "rigid", "scene"].map(String::from).into();
     assert_eq!(got, want);
 }
+
+#[test]
+fn the_walls_ghost_pressure_has_one_name_from_the_scene_to_the_shaders() {
+    // The switch and its pass are `ghost_pressure` from the scene key to the WGSL: the older
+    // names (`wall_push`, `has_walls`) are gone from the code and the kernels.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    let mut seen = 0;
+    let mut stack = vec![root.join("src"), root.join("shaders")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            seen += text.matches("ghost_pressure").count();
+            for old in ["wall_push", "has_walls"] {
+                if text.contains(old) {
+                    found.push(format!("{} uses `{old}`", path.display()));
+                }
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+    assert!(seen > 20, "`ghost_pressure` found {seen} times");
+}
