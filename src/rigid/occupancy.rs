@@ -166,28 +166,68 @@ impl Occupancy {
     /// `reach`. Faces are exact planes, edges and corners sharp.
     pub fn nearest_surface(&self, p: DVec3, reach: f64) -> Option<(DVec3, f64)> {
         let c = self.cell_of(p);
-        let k = (reach / self.spacing + 0.5).ceil() as i64;
+        // `p` lies within half a spacing of its cell's centre on every axis, so a cell `j`
+        // cells away (Chebyshev) lies at least `(j - 1)` spacings from it: those with
+        // `(j - 1) s > reach` cannot be within reach. (The margin keeps a reach a rounding
+        // short of whole spacings on the safe side.)
+        if reach.is_nan() {
+            return None;
+        }
+        let k = (reach / self.spacing * (1.0 + 1e-9)).floor() as i64 + 1;
         let (inside, near) = self.kind_and_near(c, k);
         if !near {
             // No cell of the other kind among those searched below.
             return None;
         }
-        let half = DVec3::splat(self.spacing / 2.0);
+        // The distance from `p` to a cell's box is separable: per axis, `p` clamped to the
+        // cell's extent and the squared gap, summed x, y, z as a vector's length would be.
+        let half = self.spacing / 2.0;
+        let axis = |a: usize, e: i64| {
+            let centre = self.origin[a] + e as f64 * self.spacing;
+            let q = p[a].max(centre - half).min(centre + half);
+            let d = p[a] - q;
+            (q, d * d)
+        };
+        // Grid coordinate along axis `a` of cell `e`, `None` outside the grid (every cell there
+        // is empty).
+        let grid = |a: usize, e: i64| {
+            let g = e - self.lo[a];
+            (0..self.dims[a]).contains(&g).then_some(g as usize)
+        };
+        let (nx, ny) = (self.dims[0] as usize, self.dims[1] as usize);
+        // A cell whose partial sum already reaches the best cannot beat it: the terms added
+        // later are never negative.
+        let beaten =
+            |best: &Option<(f64, DVec3)>, partial: f64| best.is_some_and(|(b, _)| partial >= b);
         let mut best: Option<(f64, DVec3)> = None;
         for i in -k..=k {
+            let ex = c[0] + i;
+            let (qx, ax) = axis(0, ex);
+            if beaten(&best, ax) {
+                continue;
+            }
+            let gx = grid(0, ex);
             for j in -k..=k {
+                let ey = c[1] + j;
+                let (qy, ay) = axis(1, ey);
+                let axy = ax + ay;
+                if beaten(&best, axy) {
+                    continue;
+                }
+                let gxy = gx.zip(grid(1, ey)).map(|(x, y)| x + y * nx);
                 for l in -k..=k {
-                    let e = [c[0] + i, c[1] + j, c[2] + l];
+                    let ez = c[2] + l;
                     // Outside, the nearest occupied cell; inside, the nearest empty one.
-                    if self.contains(e) == inside {
+                    let occupied = gxy
+                        .zip(grid(2, ez))
+                        .is_some_and(|(xy, z)| self.occupied[xy + z * nx * ny]);
+                    if occupied == inside {
                         continue;
                     }
-                    let centre = self.origin
-                        + DVec3::new(e[0] as f64, e[1] as f64, e[2] as f64) * self.spacing;
-                    let q = p.clamp(centre - half, centre + half);
-                    let d2 = (p - q).length_squared();
+                    let (qz, az) = axis(2, ez);
+                    let d2 = axy + az;
                     if best.is_none_or(|(b, _)| d2 < b) {
-                        best = Some((d2, q));
+                        best = Some((d2, DVec3::new(qx, qy, qz)));
                     }
                 }
             }
@@ -430,7 +470,9 @@ mod tests {
             } else {
                 p
             };
-            for reach in [0.004, 0.005, 0.012, 0.06] {
+            // Reaches of 0.8 and 1.95 spacings: the search stops a shell short of the
+            // reference's, whose last shell lies beyond the reach.
+            for reach in [0.004, 0.005, 0.008, 0.012, 0.0195, 0.06] {
                 let got = occ.nearest_surface(p, reach);
                 let want = reference.nearest(&occ, p, reach);
                 assert_eq!(got, want, "{p} reach {reach}");
