@@ -166,13 +166,13 @@ impl Occupancy {
     /// `reach`. Faces are exact planes, edges and corners sharp.
     pub fn nearest_surface(&self, p: DVec3, reach: f64) -> Option<(DVec3, f64)> {
         let c = self.cell_of(p);
+        if reach.is_nan() {
+            return None;
+        }
         // `p` lies within half a spacing of its cell's centre on every axis, so a cell `j`
         // cells away (Chebyshev) lies at least `(j - 1)` spacings from it: those with
         // `(j - 1) s > reach` cannot be within reach. (The margin keeps a reach a rounding
         // short of whole spacings on the safe side.)
-        if reach.is_nan() {
-            return None;
-        }
         let k = (reach / self.spacing * (1.0 + 1e-9)).floor() as i64 + 1;
         let (inside, near) = self.kind_and_near(c, k);
         if !near {

@@ -2,7 +2,7 @@
 //! search's pairs exactly, each contact's liquid state bit for bit, the impulses and the
 //! push-out (the liquid passes' fixtures from [`super::gpu_passes`]).
 use super::common::gpu as gpu_common;
-use super::gpu_passes::{DT, max_abs_diff, setup, setup_grid};
+use super::gpu_passes::{DT, max_abs_diff, setup_grid};
 use crate::gpu::contacts::{self, BodyParticle};
 use glam::Vec3A;
 
@@ -212,11 +212,9 @@ fn contacts_come_once_per_liquid_particle_and_body() {
 #[test]
 fn contact_impulses_match_their_cpu_twin() {
     let _serial = gpu_common::serial();
-    let Some((mut gpu, _, params)) = setup() else {
+    let Some((mut gpu, s, _, params)) = setup_grid(true) else {
         return;
     };
-    gpu.rebuild_grid().unwrap();
-    let s = gpu.download().unwrap();
     // Contacts with one body particle, then one summed impulse per touched liquid slot
     // (pushing it away from the body particle), as the LCP would send up.
     let c = Vec3A::new(0.04, 0.04, 0.03);
@@ -250,11 +248,9 @@ fn contact_impulses_match_their_cpu_twin() {
 #[test]
 fn push_out_matches_its_cpu_twin() {
     let _serial = gpu_common::serial();
-    let Some((mut gpu, _, params)) = setup() else {
+    let Some((mut gpu, s, _, params)) = setup_grid(true) else {
         return;
     };
-    gpu.rebuild_grid().unwrap();
-    let s = gpu.download().unwrap();
     // Move every third particle by a slot-dependent offset; velocities must not change.
     let dx: Vec<(u32, Vec3A)> = (0..s.len() as u32)
         .step_by(3)

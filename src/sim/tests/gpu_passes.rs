@@ -43,7 +43,7 @@ const SCENE: &str = r#"
 pub(super) const DT: f32 = 2e-3;
 
 /// Jittered lattice particles with random velocities, stored in a shuffled order.
-pub(super) fn setup() -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
+fn setup() -> Option<(GpuLiquidSolver, Particles, LiquidParams)> {
     setup_path(true)
 }
 
