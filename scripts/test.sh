@@ -37,4 +37,30 @@ export NODEVICE_SELECT=1
 # Every client is installed above, so a test that still finds one missing fails instead of
 # skipping: the GPU tests (lavapipe), the sweep test (GNU parallel), the Python readers.
 export SPHRIGID_REQUIRE_GPU=1 SPHRIGID_REQUIRE_PARALLEL=1 SPHRIGID_REQUIRE_PYTHON=1
-cargo test --locked -- --include-ignored "$@"
+# Every test target is built first, then two cargo runs share the two cores: the coupling
+# binary (the validation tier's longest, about half of the tests' time) beside all the others
+# (unit tests, the other binaries, the doc examples). Each binary alone leaves a core idle for
+# about a tenth of its time (its serial steps, its last test); side by side they fill it. The
+# coupling binary's output follows the others' when both are done; the status is 1 if either
+# failed.
+cargo test --locked --no-run
+others=(--lib --bins)
+shopt -s nullglob
+for t in tests/*/main.rs tests/*.rs; do
+  name=$(basename "$(dirname "$t")")
+  [ "$name" = tests ] && name=$(basename "$t" .rs)
+  [ "$name" = coupling ] || others+=(--test "$name")
+done
+mkdir -p target/test-logs
+coupling_log=target/test-logs/coupling.log
+cargo test --locked --test coupling -- --include-ignored "$@" >"$coupling_log" 2>&1 &
+coupling=$!
+trap 'kill "$coupling" 2>/dev/null || true' EXIT
+status=0
+cargo test --locked "${others[@]}" -- --include-ignored "$@" || status=1
+cargo test --locked --doc -- --include-ignored "$@" || status=1
+wait "$coupling" || status=1
+trap - EXIT
+echo "---- the coupling binary (tests/coupling), run beside the others ----"
+cat "$coupling_log"
+exit "$status"

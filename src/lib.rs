@@ -55,7 +55,7 @@ pub mod internals {
     /// The GPU device and its limits.
     pub mod gpu {
         pub use crate::gpu::buffers::check_fits;
-        pub use crate::gpu::context::{AdapterKind, GpuContext, describe};
+        pub use crate::gpu::context::{AdapterKind, GpuContext, adapters, describe};
         pub use crate::liquid::grid::MAX_CELLS;
     }
     /// The figure's colour map.

@@ -1,6 +1,6 @@
 //! What the liquid meets: the container's walls and the bodies. Their part of the liquid's
 //! kernel sums and the walls' ghost pressure in the relaxation ([`liquid_terms`], with the
-//! ghost lattice's kernel in [`wall_kernel`] and the bodies' particles binned into the liquid's
+//! ghost lattice's kernel in [`wall_kernel`], its walk measured in bulk in `ghost_batch` and the bodies' particles binned into the liquid's
 //! grid in [`body_grid`], placed each step from [`bodies`]), the walls' collisions and friction
 //! ([`walls`], [`wall_friction`]), the gaps between a body and a wall narrower than a
 //! particle ([`gap`]), the bodies' solids and the liquid particles that touch them
@@ -15,6 +15,7 @@ pub(crate) mod bodies;
 pub(crate) mod body_grid;
 pub(crate) mod film;
 pub(crate) mod gap;
+mod ghost_batch;
 pub(crate) mod liquid_terms;
 pub(crate) mod load_tally;
 pub(crate) mod params;

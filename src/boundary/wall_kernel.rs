@@ -4,6 +4,7 @@
 //! extrapolation, the hydrostatic difference at the share [`support_share`] that completes the
 //! liquid's own support), walked ghost by ghost; the GPU twin is shaders/gpu/ghosts.wgsl (the
 //! push's in shaders/gpu/relaxation.wgsl).
+use super::ghost_batch::{GhostBatch, span_thresholds};
 use super::params::Walls;
 use glam::Vec3A;
 /// Table entries of [`WallKernel`] over distances `[0, h]`.
@@ -27,6 +28,10 @@ pub struct WallKernel {
     pub moment: f32,
     /// Kernel radius, m.
     pub h: f32,
+    /// `spans[m - 1]`: the least `rest` whose disc reaches `m` spacings out, i.e. where
+    /// `(sqrt(max(rest, 0)) / spacing) as i32 >= m` first holds in f32, for `m = 1..=ceil(h /
+    /// spacing)` ([`span_thresholds`]): the walk's row spans by comparison, the same integers.
+    spans: Vec<f32>,
 }
 
 /// The ghost lattice's sums at distance `y` from the wall plane for spacing `d`, radius `h`:
@@ -127,6 +132,7 @@ impl WallKernel {
             spacing,
             moment: c as f32,
             h,
+            spans: span_thresholds(spacing, (h / spacing).ceil() as i32),
         }
     }
 
@@ -177,12 +183,13 @@ impl WallKernel {
         let (h, d) = (self.h, self.spacing);
         let y = plane_distances(walls, half_spacing, x);
         let beyond = |e: usize, r: Vec3A| beyond_plane(&y, e, r);
-        let n = (h / d).ceil() as i32;
         // Only the rows and columns of the disc `|r| < h` of a layer are walked: a ghost
         // outside `(i d)^2 + (j d)^2 + z^2 <= h^2 (1 + 1e-4)` has `|r| > h` well beyond
         // rounding, so `q <= 0` and it is never visited; the kept ghosts go in the same order.
+        // A row's reach `min((sqrt(max(rest, 0)) / d) as i32, ceil(h / d))` is read off the
+        // thresholds: the same integers without a square root or a division per row.
         let h2 = h * h * (1.0 + 1e-4);
-        let span = |rest: f32| ((rest.max(0.0).sqrt() / d) as i32).min(n);
+        let span = |rest: f32| self.spans.iter().take_while(|&&t| rest >= t).count() as i32;
         // Walls a ghost within h can lie beyond: a plane farther than h (with a rounding
         // margin) from the particle has none of them past it, so it needs no test.
         let mut close = 0u32;
@@ -191,12 +198,31 @@ impl WallKernel {
                 close |= 1 << e;
             }
         }
+        if close == 0 {
+            // No wall within `h` (each `yw >= h`): no ghost to visit.
+            return;
+        }
+        let mut batch = GhostBatch::default();
         for (w, &yw) in y.iter().enumerate() {
             if yw >= h {
                 continue;
             }
             let (a, side) = (w / 2, if w.is_multiple_of(2) { -1.0 } else { 1.0 });
             let earlier = close & ((1 << w) - 1);
+            // A batch's ghosts in order, those within `h` and beyond no earlier wall.
+            let mut visit = |batch: &mut GhostBatch| {
+                batch.measure(h);
+                for c in 0..batch.count {
+                    let (r, len, q) = batch.ghost(c);
+                    if q > 0.0
+                        && (earlier == 0
+                            || !(0..w).any(|e| earlier & (1 << e) != 0 && beyond(e, r)))
+                    {
+                        f(w, r, len, q);
+                    }
+                }
+                batch.count = 0;
+            };
             let mut k = 0;
             loop {
                 let z = yw + (k as f32 + 0.5) * d;
@@ -212,21 +238,19 @@ impl WallKernel {
                         let (sz, jd) = (side * z, j as f32 * d);
                         // `r[a] = side z`, `r[b] = i d`, `r[c] = j d`, built without indexing.
                         let r = match a {
-                            0 => Vec3A::new(sz, id, jd),
-                            1 => Vec3A::new(jd, sz, id),
-                            _ => Vec3A::new(id, jd, sz),
+                            0 => [sz, id, jd],
+                            1 => [jd, sz, id],
+                            _ => [id, jd, sz],
                         };
-                        let len = r.length();
-                        let q = 1.0 - len / h;
-                        if q > 0.0
-                            && (earlier == 0
-                                || !(0..w).any(|e| earlier & (1 << e) != 0 && beyond(e, r)))
-                        {
-                            f(w, r, len, q);
+                        if batch.push(r) {
+                            visit(&mut batch);
                         }
                     }
                 }
                 k += 1;
+            }
+            if batch.count > 0 {
+                visit(&mut batch);
             }
         }
     }

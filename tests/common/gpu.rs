@@ -36,15 +36,28 @@ pub const DAM: &str = r#"
     viscosity = { sigma = 0.5, beta = 0.0 }
 "#;
 
-/// Serialises the GPU tests of one test binary: each holds this for its whole run. NVIDIA's
-/// Vulkan driver (580.159, on an H200) deadlocked when one test thread destroyed its device
-/// while others enumerated adapters or created theirs: 1 run in 9 of tests/gpu/backend.rs
-/// stopped, three threads inside the driver (`vkDestroyDevice`, `vkEnumeratePhysicalDevices`
-/// and a spinning driver thread). `sphrigid` itself opens one device per process.
-pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+/// Serialises the GPU tests of one test binary where the machine has a hardware adapter: each
+/// holds the guard for its whole run. NVIDIA's Vulkan driver (580.159, on an H200) deadlocked
+/// when one test thread destroyed its device while others enumerated adapters or created
+/// theirs: 1 run in 9 of tests/gpu/backend.rs stopped, three threads inside the driver
+/// (`vkDestroyDevice`, `vkEnumeratePhysicalDevices` and a spinning driver thread). `sphrigid`
+/// itself opens one device per process. Where every adapter is a CPU implementation (Mesa's
+/// lavapipe, as in CI) the tests run side by side (`None`): lavapipe runs each test's
+/// dispatches on one thread, so one at a time left a core idle for two minutes of CI.
+pub fn serial() -> Option<std::sync::MutexGuard<'static, ()>> {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
-    // A test that failed while holding it poisons it; the next one goes on.
-    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+    static SOFTWARE_ONLY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    // A test that failed while holding it poisons it; the next one goes on. The first test
+    // asks the drivers under the lock, before any test of the binary opens a device.
+    let guard = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let software_only = *SOFTWARE_ONLY.get_or_init(|| {
+        let found = sphrigid::internals::gpu::adapters(AdapterKind::Any);
+        !found.is_empty()
+            && found
+                .iter()
+                .all(|a| a.get_info().device_type == wgpu::DeviceType::Cpu)
+    });
+    (!software_only).then_some(guard)
 }
 
 /// Whether a missing adapter fails the GPU tests: in CI, or wherever `SPHRIGID_REQUIRE_GPU` is
