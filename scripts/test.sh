@@ -53,9 +53,13 @@ for t in tests/*/main.rs tests/*.rs; do
 done
 mkdir -p target/test-logs
 coupling_log=target/test-logs/coupling.log
+# In a process group of its own (job control on for this one fork), so that an interrupted or
+# failed script stops the coupling run and its test binary with it.
+set -m
 cargo test --locked --test coupling -- --include-ignored "$@" >"$coupling_log" 2>&1 &
 coupling=$!
-trap 'kill "$coupling" 2>/dev/null || true' EXIT
+set +m
+trap 'kill -- -"$coupling" 2>/dev/null || true' EXIT
 status=0
 cargo test --locked "${others[@]}" -- --include-ignored "$@" || status=1
 cargo test --locked --doc -- --include-ignored "$@" || status=1
