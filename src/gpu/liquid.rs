@@ -69,6 +69,15 @@ impl Liquid for GpuLiquid {
         &mut self.host.particles
     }
 
+    fn capacity(&self) -> usize {
+        self.solver.len()
+    }
+
+    // Placeholder until the device buffers are sized for a capacity (being built now).
+    fn edit_particles(&mut self, _edit: &mut dyn FnMut(&mut Particles)) -> Result<()> {
+        Err(crate::Error::Run("edit_particles on the GPU: not built yet".into()))
+    }
+
     fn sync(&mut self) -> Result<()> {
         self.host.particles = self.solver.download()?;
         Ok(())

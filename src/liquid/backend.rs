@@ -91,6 +91,16 @@ pub trait Liquid: std::fmt::Debug + Send {
     /// then; later changes reach only the CPU backend).
     fn particles_mut(&mut self) -> &mut Particles;
 
+    /// The most particles the backend holds without growing a buffer (set at setup).
+    fn capacity(&self) -> usize;
+
+    /// Change the set of particles between steps (emitters add, outlets remove): `edit` gets
+    /// the particles on the host (brought up to date first on a device) and may change,
+    /// remove and append them, each appended one with an id no particle has held; the next
+    /// step takes the result up and rebuilds what it carried from the last step, as a
+    /// resumed run would. Fails if the result holds more than [`Liquid::capacity`] particles.
+    fn edit_particles(&mut self, edit: &mut dyn FnMut(&mut Particles)) -> Result<()>;
+
     /// Bring [`Liquid::particles`] up to date (a download from a device; nothing on the CPU).
     fn sync(&mut self) -> Result<()>;
 

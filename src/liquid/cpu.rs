@@ -26,6 +26,8 @@ pub struct CpuLiquid {
     balls: BallGrid,
     /// The liquid's loads on the walls since the last frame written (with walls).
     wall_tally: LoadTally,
+    /// The most particles set aside for ([`CpuLiquid::reserve`]; 0: as many as it holds).
+    capacity: usize,
 }
 
 /// The bodies' balls binned on a uniform grid of cells about as large as the largest ball, so
@@ -151,7 +153,17 @@ impl CpuLiquid {
             near: Vec::new(),
             balls: BallGrid::default(),
             wall_tally: LoadTally::default(),
+            capacity: 0,
         }
+    }
+
+    /// Set aside room for `capacity` particles in the particles and the solver's buffers, so
+    /// that emission up to it allocates nothing in a step.
+    pub fn reserve(&mut self, capacity: usize) {
+        self.capacity = capacity.max(self.capacity);
+        let extra = self.capacity.saturating_sub(self.particles.len());
+        self.particles.reserve(extra);
+        self.solver.reserve(self.capacity);
     }
 }
 
@@ -198,6 +210,25 @@ impl Liquid for CpuLiquid {
     }
 
     fn sync(&mut self) -> Result<()> {
+        Ok(())
+    }
+
+    fn capacity(&self) -> usize {
+        self.capacity.max(self.particles.len())
+    }
+
+    /// The lists of the last step are dropped (a slot may now hold another particle): the
+    /// next step builds them afresh, as a step after a resume does.
+    fn edit_particles(&mut self, edit: &mut dyn FnMut(&mut Particles)) -> Result<()> {
+        edit(&mut self.particles);
+        self.solver.lists.clear();
+        let n = self.particles.len();
+        if n > self.capacity() {
+            return Err(Error::Run(format!(
+                "the liquid grew to {n} particles, past the {} set aside at setup",
+                self.capacity()
+            )));
+        }
         Ok(())
     }
 

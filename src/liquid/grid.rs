@@ -40,6 +40,19 @@ impl Grid {
         }
     }
 
+    /// Set aside room for `n` particles in the per-slot arrays.
+    pub fn reserve(&mut self, n: usize) {
+        for v in [
+            &mut self.cell_of,
+            &mut self.scratch,
+            &mut self.unsorted,
+            &mut self.perm,
+        ] {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        self.old.reserve(n.saturating_sub(self.old.len()));
+    }
+
     /// A grid over given bounds with particles already sorted by (cell, id): `cell_start` has
     /// one entry per cell and one more, `cell_of` one per slot (as a GPU grid downloads).
     #[cfg_attr(not(test), allow(dead_code))]

@@ -129,6 +129,22 @@ impl NeighbourLists {
         &self.sums
     }
 
+    /// Drop the lists (their memory kept): the next step builds them afresh.
+    pub fn clear(&mut self) {
+        self.count.clear();
+        self.sums.clear();
+        self.reach = 0;
+    }
+
+    /// Set aside room for lists of `n` particles at the current stride (at least 32).
+    pub fn reserve(&mut self, n: usize) {
+        let wide = n * self.stride.max(32);
+        self.count.reserve(n.saturating_sub(self.count.len()));
+        self.sums.reserve(n.saturating_sub(self.sums.len()));
+        self.idx.reserve(wide.saturating_sub(self.idx.len()));
+        self.dist.reserve(wide.saturating_sub(self.dist.len()));
+    }
+
     /// Number of particles the lists cover.
     pub fn len(&self) -> usize {
         self.count.len()

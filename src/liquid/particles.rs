@@ -83,7 +83,27 @@ impl Particles {
 
     /// Append one particle with the next id.
     pub fn push(&mut self, pos: Vec3A, vel: Vec3A, phase: u32) {
-        self.id.push(self.pos.len() as u32);
+        self.push_with_id(self.pos.len() as u32, pos, vel, phase);
+    }
+
+    /// Set aside room for `extra` more particles in every array.
+    pub fn reserve(&mut self, extra: usize) {
+        self.pos.reserve(extra);
+        self.prev.reserve(extra);
+        self.vel.reserve(extra);
+        self.id.reserve(extra);
+        self.phase.reserve(extra);
+        self.rho.reserve(extra);
+    }
+
+    /// The number of ids handed out so far if ids are dense (one more than the largest).
+    pub fn next_id(&self) -> u32 {
+        self.id.iter().max().map_or(0, |&m| m + 1)
+    }
+
+    /// Append one particle with id `id` (one no particle holds), its kernel sum 0.
+    pub fn push_with_id(&mut self, id: u32, pos: Vec3A, vel: Vec3A, phase: u32) {
+        self.id.push(id);
         self.pos.push(pos);
         self.prev.push(pos);
         self.vel.push(vel);
@@ -176,13 +196,20 @@ impl Particles {
         }
     }
 
-    /// For each id, the slot that holds it.
+    /// The slots in order of their particles' ids: for ids 0..n (no particle removed or
+    /// emitted), slot `k` of the result holds id `k`.
     pub fn slots_by_id(&self) -> Vec<u32> {
-        let mut slot = vec![0u32; self.len()];
-        for (k, &id) in self.id.iter().enumerate() {
-            slot[id as usize] = k as u32;
+        let n = self.len();
+        if self.id.iter().all(|&id| (id as usize) < n) {
+            let mut slot = vec![0u32; n];
+            for (k, &id) in self.id.iter().enumerate() {
+                slot[id as usize] = k as u32;
+            }
+            return slot;
         }
-        slot
+        let mut slots: Vec<u32> = (0..n as u32).collect();
+        slots.sort_unstable_by_key(|&k| self.id[k as usize]);
+        slots
     }
 }
 

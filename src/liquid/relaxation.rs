@@ -482,6 +482,19 @@ pub struct RelaxationBuffers {
 }
 
 impl RelaxationBuffers {
+    /// Set aside room in every array for `n` particles.
+    pub fn reserve(&mut self, n: usize) {
+        fn more<T>(v: &mut Vec<T>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        more(&mut self.rho_near, n);
+        more(&mut self.press, n);
+        more(&mut self.dx, n);
+        more(&mut self.body, n);
+        more(&mut self.pairs, n);
+        more(&mut self.kernel, n);
+    }
+
     /// Size every array for `n` particles.
     pub fn resize(&mut self, n: usize) {
         self.rho_near.resize(n, 0.0);

@@ -71,6 +71,14 @@ impl LiquidSolver {
         self.wall_loads.as_ref().map(WallLoads::impulses)
     }
 
+    /// Set aside room for `n` particles in the grid, the lists and the scratch buffers.
+    pub fn reserve(&mut self, n: usize) {
+        self.grid.reserve(n);
+        self.lists.reserve(n);
+        self.buffers.reserve(n);
+        self.dv.reserve(n.saturating_sub(self.dv.len()));
+    }
+
     /// Sort the particles into the grid and gather their neighbour lists (and bin the body
     /// boundary particles into the same cells).
     pub fn rebuild_neighbours(&mut self, p: &mut Particles) -> Result<()> {
