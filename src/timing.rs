@@ -17,6 +17,8 @@ pub enum Phase {
     Relaxation,
     /// Walls.
     Collisions,
+    /// Emitters and outlets: particles added, steered and removed at the end of a step.
+    Sources,
     /// Writing frames.
     Output,
     /// The bodies' kernel sums lent to the liquid: placing their boundary particles, binning
@@ -41,13 +43,14 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase: the liquid's in step order, then the coupling's.
-    pub const ALL: [Phase; 15] = [
+    pub const ALL: [Phase; 16] = [
         Phase::Grid,
         Phase::Integrate,
         Phase::Viscosity,
         Phase::Density,
         Phase::Relaxation,
         Phase::Collisions,
+        Phase::Sources,
         Phase::Output,
         Phase::Boundary,
         Phase::Contacts,
@@ -60,13 +63,14 @@ impl Phase {
     ];
 
     /// The liquid's own phases per step (frames written aside).
-    pub const LIQUID: [Phase; 6] = [
+    pub const LIQUID: [Phase; 7] = [
         Phase::Grid,
         Phase::Integrate,
         Phase::Viscosity,
         Phase::Density,
         Phase::Relaxation,
         Phase::Collisions,
+        Phase::Sources,
     ];
 
     /// The coupling's phases per step (the bodies' frames written aside): their sum is the
@@ -90,6 +94,7 @@ impl Phase {
             Phase::Density => "density",
             Phase::Relaxation => "relaxation",
             Phase::Collisions => "collisions",
+            Phase::Sources => "sources",
             Phase::Output => "output",
             Phase::Boundary => "boundary",
             Phase::Contacts => "contacts",

@@ -94,12 +94,18 @@ pub trait Liquid: std::fmt::Debug + Send {
     /// The most particles the backend holds without growing a buffer (set at setup).
     fn capacity(&self) -> usize;
 
-    /// Change the set of particles between steps (emitters add, outlets remove): `edit` gets
-    /// the particles on the host (brought up to date first on a device) and may change,
-    /// remove and append them, each appended one with an id no particle has held; the next
-    /// step takes the result up and rebuilds what it carried from the last step, as a
-    /// resumed run would. Fails if the result holds more than [`Liquid::capacity`] particles.
-    fn edit_particles(&mut self, edit: &mut dyn FnMut(&mut Particles)) -> Result<()>;
+    /// Set aside room for `capacity` particles, so that emission up to it grows no buffer in
+    /// a step (the CPU's arrays; a device backend is built for its capacity).
+    fn reserve(&mut self, _capacity: usize) {}
+
+    /// Change the particles between steps (emitters add and steer, outlets remove): `edit`
+    /// gets the particles on the host (brought up to date first on a device) and may change,
+    /// remove and append them, each appended one with an id no particle has held, and says
+    /// whether it removed or appended any. The next step takes the result up; after a removal
+    /// or an append it rebuilds what it carried from the last step (a slot may now hold
+    /// another particle), as a resumed run would. Fails if the result holds more than
+    /// [`Liquid::capacity`] particles.
+    fn edit_particles(&mut self, edit: &mut dyn FnMut(&mut Particles) -> bool) -> Result<()>;
 
     /// Bring [`Liquid::particles`] up to date (a download from a device; nothing on the CPU).
     fn sync(&mut self) -> Result<()>;

@@ -26,7 +26,7 @@ pub struct CpuLiquid {
     balls: BallGrid,
     /// The liquid's loads on the walls since the last frame written (with walls).
     wall_tally: LoadTally,
-    /// The most particles set aside for ([`CpuLiquid::reserve`]; 0: as many as it holds).
+    /// The most particles set aside for ([`Liquid::reserve`]; 0: as many as it holds).
     capacity: usize,
 }
 
@@ -156,15 +156,6 @@ impl CpuLiquid {
             capacity: 0,
         }
     }
-
-    /// Set aside room for `capacity` particles in the particles and the solver's buffers, so
-    /// that emission up to it allocates nothing in a step.
-    pub fn reserve(&mut self, capacity: usize) {
-        self.capacity = capacity.max(self.capacity);
-        let extra = self.capacity.saturating_sub(self.particles.len());
-        self.particles.reserve(extra);
-        self.solver.reserve(self.capacity);
-    }
 }
 
 impl Liquid for CpuLiquid {
@@ -213,15 +204,24 @@ impl Liquid for CpuLiquid {
         Ok(())
     }
 
+    /// The particles and the solver's buffers.
+    fn reserve(&mut self, capacity: usize) {
+        self.capacity = capacity.max(self.capacity);
+        let extra = self.capacity.saturating_sub(self.particles.len());
+        self.particles.reserve(extra);
+        self.solver.reserve(self.capacity);
+    }
+
     fn capacity(&self) -> usize {
         self.capacity.max(self.particles.len())
     }
 
-    /// The lists of the last step are dropped (a slot may now hold another particle): the
-    /// next step builds them afresh, as a step after a resume does.
-    fn edit_particles(&mut self, edit: &mut dyn FnMut(&mut Particles)) -> Result<()> {
-        edit(&mut self.particles);
-        self.solver.lists.clear();
+    /// After a removal or an append the lists of the last step are dropped (a slot may now
+    /// hold another particle): the next step builds them afresh, as a step after a resume does.
+    fn edit_particles(&mut self, edit: &mut dyn FnMut(&mut Particles) -> bool) -> Result<()> {
+        if edit(&mut self.particles) {
+            self.solver.lists.clear();
+        }
         let n = self.particles.len();
         if n > self.capacity() {
             return Err(Error::Run(format!(

@@ -6,6 +6,7 @@ pub(crate) mod backend;
 mod boundary_tests;
 pub(crate) mod candidates;
 pub(crate) mod cpu;
+pub(crate) mod emitter;
 pub(crate) mod gauge;
 pub(crate) mod grid;
 pub(crate) mod lanes;
@@ -14,6 +15,7 @@ pub(crate) mod pair_scatter;
 pub(crate) mod params;
 pub(crate) mod particles;
 pub(crate) mod relaxation;
+pub(crate) mod sources;
 pub(crate) mod step;
 pub(crate) mod viscosity;
 

@@ -182,6 +182,32 @@ impl Particles {
             });
     }
 
+    /// Remove the particles whose position satisfies `gone`, keeping the others' order and
+    /// ids (in place: nothing is allocated).
+    pub fn remove_where(&mut self, gone: impl Fn(Vec3A) -> bool) {
+        let mut kept = 0;
+        for k in 0..self.len() {
+            if gone(self.pos[k]) {
+                continue;
+            }
+            if kept != k {
+                self.pos[kept] = self.pos[k];
+                self.prev[kept] = self.prev[k];
+                self.vel[kept] = self.vel[k];
+                self.id[kept] = self.id[k];
+                self.phase[kept] = self.phase[k];
+                self.rho[kept] = self.rho[k];
+            }
+            kept += 1;
+        }
+        self.pos.truncate(kept);
+        self.prev.truncate(kept);
+        self.vel.truncate(kept);
+        self.id.truncate(kept);
+        self.phase.truncate(kept);
+        self.rho.truncate(kept);
+    }
+
     /// Keep the slots for which `keep(slot)` holds, and renumber the ids of those kept to
     /// 0..n in their old id order.
     pub fn retain(&mut self, keep: impl Fn(usize) -> bool) {

@@ -5,7 +5,7 @@
 //! what the next viscosity pass reuses (the CPU's neighbour lists or the GPU's grid), the
 //! bodies' states, the liquid
 //! contacts of the last step, the joints' error peaks since the last frame, the manifest's
-//! record of penalty fallbacks, and the liquid's loads gathered since the last frame. Written through a temporary file, `fsync` and a rename
+//! record of penalty fallbacks, and the liquid's loads gathered since the last frame, and the emitters' and outlets' state. Written through a temporary file, `fsync` and a rename
 //! ([`write_durable`]), so the file on disk is always a whole checkpoint.
 use super::manifest::FallbackEntry;
 use super::run_dir::RunDir;
@@ -20,13 +20,16 @@ use glam::{DQuat, DVec3, Vec3A};
 
 /// The first bytes of every checkpoint.
 pub const MAGIC: [u8; 8] = *b"SPHRCKPT";
-/// The layout version this build writes (4: the loads gathered since the last frame follow
-/// the fallbacks); it reads versions 3 (without them: the header carries its own CRC-32) and
-/// 2 (without it either). Version 1 checkpoints (whose carried neighbour lists are whole) are
-/// refused as older.
-pub const VERSION: u32 = 4;
+/// The layout version this build writes (5: the emitters' and outlets' state follows the
+/// loads); it reads versions 4 (without it), 3 (without the loads either: the header carries
+/// its own CRC-32) and 2 (without the header's CRC-32 either). Version 1 checkpoints (whose
+/// carried neighbour lists are whole) are refused as older.
+pub const VERSION: u32 = 5;
 
-/// The version before [`VERSION`], still read: without the loads.
+/// The version before [`VERSION`], still read: without the sources' state.
+const VERSION_4: u32 = 4;
+
+/// The version before that, still read: without the loads.
 const VERSION_3: u32 = 3;
 
 /// The version before that, still read: its header lacks the header checksum.
@@ -61,6 +64,9 @@ pub struct Checkpoint {
     /// The liquid's loads on the bodies and on the walls gathered since the last frame
     /// (`sim::loads::LoadTally::save`), empty when there are none.
     pub loads: [Vec<f64>; 2],
+    /// The emitters' and outlets' state (`liquid::sources::SourcesState::save`), empty
+    /// without them.
+    pub sources: Vec<u64>,
 }
 
 /// The fixed part at the start of a version 3 file: version 2's, then the CRC-32 of these
@@ -138,7 +144,8 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
         .collect();
     let (pos, prev, vel) = (v3(&p.pos), v3(&p.prev), v3(&p.vel));
     let load_counts = c.loads.each_ref().map(|l| l.len() as u64);
-    let parts: [&[u8]; 15] = [
+    let sources_len = [c.sources.len() as u64];
+    let parts: [&[u8]; 17] = [
         bytemuck::cast_slice::<[f32; 3], u8>(&pos),
         bytemuck::cast_slice(&prev),
         bytemuck::cast_slice(&vel),
@@ -154,6 +161,8 @@ pub fn encode(c: &Checkpoint) -> Vec<u8> {
         bytemuck::cast_slice(&load_counts),
         bytemuck::cast_slice(&c.loads[0]),
         bytemuck::cast_slice(&c.loads[1]),
+        bytemuck::cast_slice(&sources_len),
+        bytemuck::cast_slice(&c.sources),
     ];
     // One buffer of the file's size: the header's place, then the payload.
     let hl = size_of::<Header>();
@@ -218,7 +227,7 @@ fn header(bytes: &[u8]) -> std::result::Result<(HeaderV2, usize), String> {
     let v3 = (bytes.len() >= hl3).then(|| bytemuck::pod_read_unaligned::<Header>(&bytes[..hl3]));
     let v3_whole = v3.filter(|h| h.crc() == h.header_crc);
     match (v2.version, v3_whole) {
-        (VERSION | VERSION_3, Some(h)) => Ok((h.v2, hl3)),
+        (VERSION | VERSION_4 | VERSION_3, Some(h)) => Ok((h.v2, hl3)),
         (VERSION_2, _) => Ok((v2, hl2)),
         (1, _) => Err(
             "is a version 1 checkpoint, from an older sphrigid that this build cannot continue"
@@ -296,12 +305,18 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
     let fallbacks: Vec<u8> = c.take(h.fallbacks_len as usize)?;
     let fallbacks = serde_json::from_slice(&fallbacks)
         .map_err(|e| format!("is damaged (its fallback list does not parse: {e})"))?;
-    let loads = if h.version >= VERSION {
+    let loads = if h.version >= VERSION_4 {
         let n = c.take::<u64>(2)?;
         let body = c.take::<f64>(n[0] as usize)?;
         [body, c.take::<f64>(n[1] as usize)?]
     } else {
         [Vec::new(), Vec::new()]
+    };
+    let sources = if h.version >= VERSION {
+        let n = c.take::<u64>(1)?;
+        c.take::<u64>(n[0] as usize)?
+    } else {
+        Vec::new()
     };
     if !c.bytes.is_empty() {
         return Err("is damaged (bytes past its end)".into());
@@ -319,6 +334,7 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Checkpoint, String> {
         peaks,
         fallbacks,
         loads,
+        sources,
     })
 }
 
@@ -413,6 +429,7 @@ mod tests {
                 problem: "failed_lcp_17.json".into(),
             }],
             loads: [vec![0.01, 1.5, -2.0, 3e-7], vec![]],
+            sources: vec![7, 3, 2, 1, 4, 1, 3, 40],
         }
     }
 
@@ -499,6 +516,7 @@ mod tests {
         // read: a version 4 file without loads, less the loads' two counts at its end.
         let c = Checkpoint {
             loads: [Vec::new(), Vec::new()],
+            sources: Vec::new(),
             ..sample()
         };
         let v4 = encode(&c);

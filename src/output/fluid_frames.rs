@@ -106,6 +106,7 @@ impl FrameWriter {
             index,
             time,
             fluid: name,
+            particles: p.len(),
             extra,
             checksums: sums,
         });
@@ -122,6 +123,21 @@ impl FrameWriter {
         self.manifest.complete = complete;
         self.manifest.write(&self.run)
     }
+}
+
+/// The particles a fluid PLY lists, read off its header (`element vertex N`); 0 when the
+/// header does not say (the frame's sums are checked elsewhere).
+pub fn particle_count(path: &Path) -> usize {
+    use std::io::Read;
+    let mut head = [0u8; 512];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut head))
+        .unwrap_or(0);
+    String::from_utf8_lossy(&head[..n])
+        .lines()
+        .find_map(|l| l.strip_prefix("element vertex "))
+        .and_then(|c| c.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// Liquid particles of one frame, as read back.

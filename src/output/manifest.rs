@@ -17,6 +17,9 @@ pub struct FrameEntry {
     pub time: f64,
     /// The fluid PLY, relative to the output directory.
     pub fluid: String,
+    /// The liquid particles in it (emitters and outlets change the count from frame to frame).
+    #[serde(default)]
+    pub particles: usize,
     /// Further files of this frame (rigid bodies), by kind.
     #[serde(flatten)]
     pub extra: BTreeMap<String, serde_json::Value>,

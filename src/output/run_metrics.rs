@@ -2,17 +2,18 @@
 //! frame by frame; written by [`MetricsWriter`], read back by [`read`].
 //!
 //! Columns: `frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle,`
-//! `lcp_unsolved,lcp_residual`: the mechanical energy (J; potential `-m g.x`, zero at the
+//! `lcp_unsolved,lcp_residual,particles,emitted,removed,liquid_mass`: the mechanical energy (J; potential `-m g.x`, zero at the
 //! origin), the deepest liquid particle centre inside a body (m; 0 with empty body and
 //! particle when none lies inside), and over the steps since the previous frame the number
 //! whose contact LCP missed the residual tolerance and the largest relative residual of the
-//! contact LCPs applied (0 without bodies).
+//! contact LCPs applied (0 without bodies), then the liquid particles alive, those the
+//! emitters have added and the outlets removed since time 0, and the liquid's mass (kg).
 use super::csv::{self, AppendTable};
 use super::run_dir::RunDir;
 use crate::Result;
 
 /// The header line (without newline).
-pub const HEADER: &str = "frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle,lcp_unsolved,lcp_residual";
+pub const HEADER: &str = "frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle,lcp_unsolved,lcp_residual,particles,emitted,removed,liquid_mass";
 
 /// The figures of one frame.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,6 +34,14 @@ pub struct MetricsRow {
     pub lcp_unsolved: u32,
     /// The largest relative residual of the contact LCPs applied since the previous frame.
     pub lcp_residual: f64,
+    /// Liquid particles alive.
+    pub particles: u64,
+    /// Particles the emitters have added since time 0.
+    pub emitted: u64,
+    /// Particles the outlets have removed since time 0.
+    pub removed: u64,
+    /// The liquid's mass, kg.
+    pub liquid_mass: f64,
 }
 
 impl MetricsRow {
@@ -48,7 +57,7 @@ impl MetricsRow {
             None => ("", String::new()),
         };
         format!(
-            "{},{},{:e},{:e},{:e},{:e},{body},{particle},{},{:e}",
+            "{},{},{:e},{:e},{:e},{:e},{body},{particle},{},{:e},{},{},{},{:e}",
             self.frame,
             self.time,
             self.kinetic,
@@ -56,7 +65,11 @@ impl MetricsRow {
             self.energy(),
             self.leak_depth,
             self.lcp_unsolved,
-            self.lcp_residual
+            self.lcp_residual,
+            self.particles,
+            self.emitted,
+            self.removed,
+            self.liquid_mass
         )
     }
 }
@@ -76,6 +89,10 @@ fn parse_row(cols: &[&str]) -> Option<MetricsRow> {
         leak,
         lcp_unsolved: cols[8].parse().ok()?,
         lcp_residual: cols[9].parse().ok()?,
+        particles: cols[10].parse().ok()?,
+        emitted: cols[11].parse().ok()?,
+        removed: cols[12].parse().ok()?,
+        liquid_mass: cols[13].parse().ok()?,
     })
 }
 
@@ -158,6 +175,10 @@ mod tests {
             leak: leak.map(|(b, i)| (b.to_string(), i)),
             lcp_unsolved: frame % 3,
             lcp_residual: 1.5e-12 * frame as f64,
+            particles: 1000 + 10 * frame as u64,
+            emitted: 30 * frame as u64,
+            removed: 20 * frame as u64,
+            liquid_mass: 1.0 + 0.01 * frame as f64,
         }
     }
 

@@ -205,14 +205,19 @@ impl LiquidBlock {
                 "give the particle spacing in m, for example 0.01",
             );
         }
-        if !finite3(&b.min) || !finite3(&b.max) || (0..3).any(|a| b.max[a] - b.min[a] < b.spacing) {
+        // An empty block (min = max) holds no particle but gives an emitter its liquid.
+        let empty = b.min == b.max;
+        if !finite3(&b.min)
+            || !finite3(&b.max)
+            || (!empty && (0..3).any(|a| b.max[a] - b.min[a] < b.spacing))
+        {
             return fail(
                 p.key("max"),
                 format!(
                     "min {:?} / max {:?} holds no particle at spacing {}",
                     b.min, b.max, b.spacing
                 ),
-                "give finite corners at least one spacing apart on every axis",
+                "give finite corners at least one spacing apart on every axis (or min = max for a block that only an [[emitter]] fills)",
             );
         }
         let positive = [

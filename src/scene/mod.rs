@@ -3,7 +3,7 @@
 //! by `validate`, all reporting one [`Problem`] type), reading the TOML (its bracket depth
 //! bounded first, `nesting`) and applying `--set`
 //! overrides. Nothing here imports the physics except `rigid::Integrator`, whose names a body
-//! table is checked against; `sim::build` turns a loaded scene into physics input.
+//! table is checked against, and `liquid::emitter::plane_axes`, the plane a nozzle spans; `sim::build` turns a loaded scene into physics input.
 pub(crate) mod body;
 pub(crate) mod coupling;
 pub(crate) mod gauge;
@@ -18,6 +18,7 @@ pub(crate) mod output;
 pub(crate) mod overrides;
 pub(crate) mod problem;
 pub(crate) mod schema;
+pub(crate) mod sources;
 pub(crate) mod time;
 pub(crate) mod validate;
 
@@ -30,6 +31,7 @@ pub use output::OutputSpec;
 pub use overrides::Override;
 pub use problem::Problem;
 pub use schema::Scene;
+pub use sources::{EmitterSpec, Face, NozzleSpec, OutletSpec};
 pub use time::TimeSpec;
 
 use crate::{Error, Result, bounded_read};

@@ -1,5 +1,5 @@
 //! The scene file's root table: its top-level keys and one field per table (`[time]`,
-//! `[solver]`, `[container]`, `[output]`, `[[liquid]]`, `[[body]]`, `[coupling]`, `[[joint]]`, `[[gauge]]`), each table's
+//! `[solver]`, `[container]`, `[output]`, `[[liquid]]`, `[[body]]`, `[coupling]`, `[[joint]]`, `[[gauge]]`, `[[emitter]]`, `[[outlet]]`), each table's
 //! type living in the module named after it.
 use super::body::BodySpec;
 use super::coupling::CouplingSpec;
@@ -7,6 +7,7 @@ use super::gauge::GaugeSpec;
 use super::joint::JointSpec;
 use super::liquid::{Container, LiquidBlock, SolverSpec};
 use super::output::OutputSpec;
+use super::sources::{EmitterSpec, OutletSpec};
 use super::time::TimeSpec;
 use serde::{Deserialize, Serialize};
 
@@ -45,6 +46,12 @@ pub struct Scene {
     /// Water-height and pressure gauges (`[[gauge]]` tables); see `scene::gauge`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub gauge: Vec<GaugeSpec>,
+    /// Nozzles that let liquid in (`[[emitter]]` tables); see `scene::sources`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub emitter: Vec<EmitterSpec>,
+    /// Regions whose liquid leaves the run (`[[outlet]]` tables); see `scene::sources`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outlet: Vec<OutletSpec>,
 }
 
 fn default_gravity() -> [f64; 3] {

@@ -1,5 +1,5 @@
 //! Checks on a parsed scene: walks its tables in order (gravity, time, solver, container,
-//! liquid, coupling, bodies, joints, gauges) and calls each table's check; what no single table can
+//! liquid, coupling, bodies, joints, gauges, emitters, outlets) and calls each table's check; what no single table can
 //! check (unique body, joint and gauge names) is checked here.
 use super::locate::KeyPath;
 use super::problem::{Checked, fail, finite3};
@@ -67,5 +67,22 @@ pub fn validate(scene: &Scene) -> Checked {
             );
         }
     }
+    let spacing = scene.liquid.first().map_or(0.01, |b| b.spacing);
+    for (i, e) in scene.emitter.iter().enumerate() {
+        e.check(
+            &root.key("emitter").index(i),
+            &scene.liquid,
+            scene.container.as_ref(),
+        )?;
+    }
+    for (i, o) in scene.outlet.iter().enumerate() {
+        o.check(
+            &root.key("outlet").index(i),
+            scene.container.as_ref(),
+            spacing,
+        )?;
+    }
+    let c = scene.container.as_ref();
+    super::sources::check_pair(&scene.emitter, &scene.outlet, c, spacing, &root)?;
     super::limits::check(scene)
 }

@@ -232,6 +232,20 @@ fn stable_dt(scene: &Scene, s: f64, ratio: f64) -> f64 {
             dt = dt.min(scene.solver.cfl / b.viscosity.sigma);
         }
     }
+    // An emitter's jet: its speed, and what it gains falling from the nozzle to the floor.
+    for e in &scene.emitter {
+        let Some(b) = scene.liquid.get(e.liquid) else {
+            continue;
+        };
+        let c = b.stiffness.max(near_stiffness(scene, b, s, ratio)).sqrt();
+        let g = scene.gravity.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let drop = scene
+            .container
+            .as_ref()
+            .map_or(0.0, |k| e.position[1] - k.min[1]);
+        let v = e.speed + (2.0 * g * drop.max(0.0)).sqrt();
+        dt = dt.min(scene.solver.cfl * h / (c + v).max(1e-12));
+    }
     dt
 }
 

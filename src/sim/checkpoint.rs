@@ -111,6 +111,11 @@ pub fn capture(
             sim.body_loads.save(),
             sim.liquid.wall_loads()?.map_or(Vec::new(), |t| t.save()),
         ],
+        sources: if sim.sources.is_empty() {
+            Vec::new()
+        } else {
+            sim.sources.state.save()
+        },
     })
 }
 
@@ -124,7 +129,8 @@ pub fn restore(sim: &mut Simulation, c: Checkpoint) -> Result<Carried> {
             "checkpoint.bin: it holds {saved} {what}, the scene sets up {now}; fix: start the run over with --overwrite"
         ))
     };
-    if c.particles.len() != sim.liquid.len() {
+    // With emitters or outlets the count changes as the run goes; the state says how.
+    if sim.sources.is_empty() && c.particles.len() != sim.liquid.len() {
         return Err(mismatch(
             "liquid particles",
             c.particles.len(),
@@ -136,6 +142,11 @@ pub fn restore(sim: &mut Simulation, c: Checkpoint) -> Result<Carried> {
     }
     if c.peaks.len() > sim.joints().len() {
         return Err(mismatch("joints", c.peaks.len(), sim.joints().len()));
+    }
+    if !sim.sources.is_empty() && sim.sources.state.restore(&c.sources).is_none() {
+        return Err(Error::input(
+            "checkpoint.bin: its emitters' and outlets' state does not fit the scene's; fix: start the run over with --overwrite",
+        ));
     }
     *sim.liquid.particles_mut() = c.particles;
     for (b, s) in sim.bodies.iter_mut().zip(c.bodies) {

@@ -1,4 +1,5 @@
-//! Mechanical energy of a simulation: kinetic and gravitational, of the liquid and the bodies.
+//! Mechanical energy of a simulation: kinetic and gravitational, of the liquid and the bodies;
+//! and the liquid's mass.
 use super::Simulation;
 use glam::DVec3;
 
@@ -38,5 +39,15 @@ impl Simulation {
             e.potential -= b.mass() * g.dot(b.state.x);
         }
         e
+    }
+
+    /// The liquid's mass now, kg (of `particles` as last synced on the GPU backend).
+    pub fn liquid_mass(&self) -> f64 {
+        let phases = &self.liquid.params().phases;
+        let p = self.particles();
+        p.phase
+            .iter()
+            .map(|&k| phases[k as usize].mass as f64)
+            .sum()
     }
 }

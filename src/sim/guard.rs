@@ -45,6 +45,9 @@ impl StateGuard {
             .iter()
             .map(|b| DVec3::from_array(b.velocity).length())
             .fold(0.0, f64::max);
+        for e in &scene.emitter {
+            v0 = v0.max(e.speed);
+        }
         for b in sim.bodies.iter().filter(|b| b.dynamic) {
             v0 = v0.max(rim_speed(b));
         }

@@ -13,6 +13,7 @@ pub(crate) mod outputs;
 pub(crate) mod placement;
 pub(crate) mod runner;
 pub(crate) mod settle;
+pub(crate) mod source_setup;
 pub(crate) mod step_counts;
 pub(crate) mod surfaces;
 
@@ -26,6 +27,7 @@ use crate::gpu::GpuLiquid;
 use crate::gpu::context::{AdapterKind, GpuContext};
 use crate::joints::{ErrorPeaks, Joint};
 use crate::liquid::pair_scatter::in_pool;
+use crate::liquid::sources::Sources;
 use crate::liquid::{CpuLiquid, Liquid, Particles};
 use crate::output::Checkpoint;
 use crate::rigid::RigidBody;
@@ -68,6 +70,8 @@ pub struct Simulation {
     pub coupler: Option<Coupler>,
     /// The body particles that lend their kernel sums to the liquid.
     pub body_boundary: BodyBoundary,
+    /// The emitters and outlets, with what they have done.
+    pub sources: Sources,
     /// The contact problem of a step whose solve failed, for `sphrigid lcp solve` to replay.
     pub failed_lcp: Option<Box<CouplingFailure>>,
     /// Steps (numbered from 1) whose LCP failed and fell back to penalty, with the problem,
@@ -169,6 +173,7 @@ impl Simulation {
             removed_inside_bodies: 0,
             coupler: None,
             body_boundary: BodyBoundary::default(),
+            sources: Sources::default(),
             failed_lcp: None,
             fallbacks: Vec::new(),
             unsolved: Vec::new(),
@@ -226,6 +231,9 @@ impl Simulation {
         sim.bodies = build::bodies(loaded, spacing)?;
         sim.removed_inside_bodies =
             crate::coupling::inside::remove_liquid_inside(sim.liquid.particles_mut(), &sim.bodies);
+        let p = sim.liquid.params();
+        let (s, h, next_id) = (p.spacing as f64, p.h as f64, sim.particles().next_id());
+        sim.sources = source_setup::sources(scene, s, h, next_id);
         if !sim.bodies.is_empty() {
             let mut coupler = Coupler::new(&sim.bodies, &build::coupling(&scene.coupling));
             coupler.joints = crate::sim::joint_setup::joints(loaded, &sim.bodies)?;
@@ -246,6 +254,11 @@ impl Simulation {
                 Default::default()
             }
         };
+        // Room for every particle the emitters add by the end of the run, set aside now.
+        let end = source_setup::end_time(scene, scene.time.frames);
+        let capacity =
+            sim.liquid.len() + (sim.sources.emitted_by(end) - sim.sources.state.emitted) as usize;
+        sim.liquid.reserve(capacity);
         if backend == Backend::Gpu {
             let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
                 Error::input("--backend gpu: no GPU adapter found; fix: use --backend cpu or auto")
@@ -345,6 +358,12 @@ impl Simulation {
         }
         self.steps += 1;
         self.time = self.steps as f64 * self.dt;
+        if !self.sources.is_empty() {
+            let (sources, t) = (&mut self.sources, self.time);
+            self.times.time(Phase::Sources, || {
+                self.liquid.edit_particles(&mut |p| sources.apply(p, t))
+            })?;
+        }
         for b in &mut self.bodies {
             b.follow_motion(self.time, self.dt);
         }

@@ -148,6 +148,9 @@ impl RunOutputs {
                 index,
                 time: index as f64 / fps,
                 fluid: RunDir::fluid_frame_name(index),
+                particles: crate::output::fluid_frames::particle_count(
+                    &run.join(&RunDir::fluid_frame_name(index)),
+                ),
                 extra: {
                     let mut extra = if has_bodies {
                         manifest_entries(&sim.bodies, index)
@@ -310,6 +313,10 @@ impl RunOutputs {
             leak: leak.map(|l| (sim.bodies[l.body].name.clone(), l.id)),
             lcp_unsolved: tally.unsolved,
             lcp_residual: tally.residual,
+            particles: sim.particles().len() as u64,
+            emitted: sim.sources.state.emitted,
+            removed: sim.sources.state.removed,
+            liquid_mass: sim.liquid_mass(),
         })?;
         let (extra, sums) = match self.rigid.as_mut() {
             Some((meshes, states)) => {

@@ -341,8 +341,19 @@ pub fn run(
     let at = resumed
         .as_ref()
         .map(|(c, _)| (c.frame, c.steps, c.wall_seconds));
+    // Set up for the frames asked for (the emitters' particles are made room for up to the
+    // run's end).
+    let resized;
+    let sized = if frames == scene.time.frames {
+        loaded
+    } else {
+        let mut l = loaded.clone();
+        l.scene.time.frames = frames;
+        resized = l;
+        &resized
+    };
     let mut sim =
-        Simulation::setup_from(loaded, opts.backend, resumed.as_ref().map(|r| r.0.clone()))?;
+        Simulation::setup_from(sized, opts.backend, resumed.as_ref().map(|r| r.0.clone()))?;
     let guard = super::guard::StateGuard::new(scene, &sim);
     let mut manifest = initial_manifest(loaded, &sim, opts.backend, frames);
     // Every frame and table the resumed run keeps is checked before anything is written.

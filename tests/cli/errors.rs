@@ -1,6 +1,7 @@
 //! Bad input gets one clear error naming the file, the key and the line, exit status 2 and no
 //! panic; frames already written stay intact.
 mod bounded_inputs;
+mod sources;
 use crate::common;
 use std::path::Path;
 

@@ -1,4 +1,5 @@
-//! The liquid on its own: start, rest, momentum, walls and wall friction, and the column collapses
+//! The liquid on its own: start, rest, momentum, walls and wall friction, emitters and outlets,
+//! and the column collapses
 //! of Martin & Moyce and Koshizuka & Oka.
 //! One test binary per area, so the crate is linked a few times rather than once per file.
 #[path = "../common/mod.rs"]
@@ -7,6 +8,7 @@ mod gauges;
 mod martin_moyce;
 mod momentum;
 mod rest;
+mod sources;
 mod start;
 mod wall_friction;
 mod walls;
