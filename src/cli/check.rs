@@ -56,6 +56,17 @@ pub fn run(args: CheckArgs) -> Result<()> {
     let (substeps, dt) = (liquid.substeps, liquid.dt);
     let _ = writeln!(o, "scene {}: ok", args.scene.display());
     let _ = writeln!(o, "  liquid blocks      {}", s.liquid.len());
+    let emitted = crate::sim::footprint::emitted(s);
+    if emitted > 0.0 {
+        let _ = writeln!(
+            o,
+            "  emitters           {} (and {} outlets): at most {} particles by the end of the run, {} at time 0; buffers are set aside for them at setup",
+            s.emitter.len(),
+            s.outlet.len(),
+            particles.len() + emitted as usize,
+            particles.len()
+        );
+    }
     if !particles.is_empty() {
         let _ = writeln!(o, "  particles          {}", particles.len());
         let _ = writeln!(o, "  total mass         {mass:.6} kg");

@@ -209,6 +209,8 @@ impl Liquid for CpuLiquid {
         self.capacity = capacity.max(self.capacity);
         let extra = self.capacity.saturating_sub(self.particles.len());
         self.particles.reserve(extra);
+        self.near
+            .reserve(self.capacity.saturating_sub(self.near.len()));
         self.solver.reserve(self.capacity);
     }
 

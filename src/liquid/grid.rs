@@ -53,6 +53,12 @@ impl Grid {
         self.old.reserve(n.saturating_sub(self.old.len()));
     }
 
+    /// Set aside room for `cells` cells (and the count after them).
+    pub fn reserve_cells(&mut self, cells: usize) {
+        self.cell_start
+            .reserve((cells + 1).saturating_sub(self.cell_start.len()));
+    }
+
     /// A grid over given bounds with particles already sorted by (cell, id): `cell_start` has
     /// one entry per cell and one more, `cell_of` one per slot (as a GPU grid downloads).
     #[cfg_attr(not(test), allow(dead_code))]

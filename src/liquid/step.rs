@@ -71,9 +71,15 @@ impl LiquidSolver {
         self.wall_loads.as_ref().map(WallLoads::impulses)
     }
 
-    /// Set aside room for `n` particles in the grid, the lists and the scratch buffers.
+    /// Set aside room for `n` particles in the grid, the lists and the scratch buffers, and
+    /// for the grid's cells over the whole container (liquid that comes in spreads there).
     pub fn reserve(&mut self, n: usize) {
         self.grid.reserve(n);
+        if let Some(w) = &self.params.boundary.walls {
+            let span = ((w.hi - w.lo) / self.params.h).floor() + Vec3A::ONE;
+            let cells = (span.x as f64 * span.y as f64 * span.z as f64) as usize + 1;
+            self.grid.reserve_cells(cells.min(super::grid::MAX_CELLS));
+        }
         self.lists.reserve(n);
         self.buffers.reserve(n);
         self.dv.reserve(n.saturating_sub(self.dv.len()));

@@ -31,7 +31,8 @@ const GPU_DEVICE_BYTES_PER_PARTICLE: f64 = 88.0;
 /// What a scene needs, estimated before anything is allocated.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Footprint {
-    /// Liquid particles the blocks fill.
+    /// The most liquid particles the run holds: those the blocks fill, and those the
+    /// emitters add by the end of the run (outlets aside).
     pub particles: f64,
     /// Host memory of the CPU backend, bytes.
     pub cpu_bytes: f64,
@@ -39,6 +40,19 @@ pub struct Footprint {
     pub gpu_host_bytes: f64,
     /// GPU memory of the GPU backend, bytes.
     pub gpu_device_bytes: f64,
+}
+
+/// The particles the emitters of a validated scene add by the end of its run.
+pub fn emitted(scene: &Scene) -> f64 {
+    let Some(first) = scene.liquid.first() else {
+        return 0.0;
+    };
+    if scene.emitter.is_empty() {
+        return 0.0;
+    }
+    let (s, h) = (first.spacing, first.spacing * first.kernel_radius);
+    let end = super::source_setup::end_time(scene, scene.time.frames);
+    super::source_setup::sources(scene, s, h, 0).emitted_by(end) as f64
 }
 
 impl Footprint {
@@ -59,6 +73,8 @@ impl Footprint {
                 particles += n.iter().map(|&k| k as f64).product::<f64>();
             }
         }
+        // The emitters' particles by the end of the run: the most the run holds at once.
+        particles += emitted(scene);
         // The neighbour lists are half lists (a slot keeps its later neighbours): a stride of
         // at least 32 slots, widened to hold half the neighbours within the kernel radius (a
         // ball of `ratio` spacings) and a third more.

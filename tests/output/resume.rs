@@ -159,6 +159,33 @@ fn kill_9_then_resume_is_byte_identical_with_joints() {
 }
 
 #[test]
+fn kill_9_then_resume_is_byte_identical_with_an_emitter() {
+    // The tap lets in a layer every few steps and holds its newest layers: the checkpoint
+    // carries the emitter's layers, held layers and next id.
+    interrupted_then_resumed("tap", "12", 6, kill9);
+}
+
+#[test]
+fn the_manifest_records_each_frames_particle_count_as_the_emitter_adds_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = common::sphrigid(&run_args(&scene("tap"), &out, "6"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = common::read_manifest(&out);
+    let mut last = 0;
+    for f in m["frames"].as_array().unwrap() {
+        let ply = common::read_fluid_ply(&out.join(f["fluid"].as_str().unwrap()));
+        let n = f["particles"].as_u64().unwrap() as usize;
+        assert_eq!(n, ply.len(), "frame {}", f["index"]);
+        // In id order, each id once.
+        assert!(ply.windows(2).all(|w| w[0].1 < w[1].1));
+        assert!(n >= last);
+        last = n;
+    }
+    assert!(last > 0, "the tap has let liquid in by frame 6");
+}
+
+#[test]
 fn sigint_stops_with_130_and_resumes_byte_identical() {
     interrupted_then_resumed("toppling_block", "4", 2, sigint);
 }
