@@ -320,7 +320,11 @@ impl Liquid for CpuLiquid {
         Ok(())
     }
 
+    /// The lists, unless an edit dropped them (the next step builds them afresh).
     fn carried(&self) -> Result<Carried> {
+        if self.solver.lists.len() != self.particles.len() {
+            return Ok(Carried::Nothing);
+        }
         Ok(Carried::Lists(self.solver.lists.pack()))
     }
 

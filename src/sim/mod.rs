@@ -238,9 +238,10 @@ impl Simulation {
             let mut coupler = Coupler::new(&sim.bodies, &build::coupling(&scene.coupling));
             coupler.joints = crate::sim::joint_setup::joints(loaded, &sim.bodies)?;
             sim.coupler = Some(coupler);
-            // The boundary lends the bodies' kernel sums to the liquid: without liquid there is
-            // nothing to lend them to (and a large static body would take minutes to sift).
-            if !sim.liquid.is_empty() {
+            // The boundary lends the bodies' kernel sums to the liquid: without liquid (none at
+            // time 0 and no emitter) there is nothing to lend them to (and a large static body
+            // would take minutes to sift).
+            if !sim.liquid.is_empty() || !sim.sources.emitters.is_empty() {
                 let p = sim.liquid.params();
                 sim.body_boundary = BodyBoundary::new(&sim.bodies, p.spacing as f64, p.h as f64);
             }

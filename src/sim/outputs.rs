@@ -35,7 +35,7 @@ pub struct RunOutputs {
     leak_check: LeakCheck,
     surface: Option<SurfaceWorker>,
     gauges: Option<(Gauges, GaugeWriter)>,
-    /// `body_loads.csv` (with bodies and liquid) and `wall_loads.csv` (with walls whose loads the
+    /// `body_loads.csv` (with bodies and liquid, or an emitter) and `wall_loads.csv` (with walls whose loads the
     /// liquid's backend gathers).
     loads: Loads,
 }
@@ -55,7 +55,9 @@ impl Loads {
             Some(frame) => LoadWriter::resume(run, table, frame),
         };
         Ok(Loads {
-            bodies: if sim.bodies.is_empty() || sim.liquid.is_empty() {
+            bodies: if sim.bodies.is_empty()
+                || (sim.liquid.is_empty() && sim.sources.emitters.is_empty())
+            {
                 None
             } else {
                 Some(open(LoadTable::Bodies)?)
