@@ -14,7 +14,6 @@ pub(crate) mod pair_scatter;
 pub(crate) mod params;
 pub(crate) mod particles;
 pub(crate) mod relaxation;
-pub(crate) mod shaped_fill;
 pub(crate) mod step;
 pub(crate) mod viscosity;
 

@@ -201,6 +201,21 @@ pub fn posed_inside(shape: &Shape, rotation: DQuat, position: DVec3, lat: &Latti
     }
 }
 
+/// The points at `spacing` inside `shape` turned by `rotation` about its origin and moved to
+/// `position`, on the cell-centred lattice covering its world bounds `lo`..`hi` (as
+/// [`Lattice::covering`]), x fastest, then y, then z.
+pub fn posed_points(
+    shape: &Shape,
+    rotation: DQuat,
+    position: DVec3,
+    (lo, hi): (DVec3, DVec3),
+    spacing: f64,
+) -> Vec<DVec3> {
+    let lat = Lattice::covering(lo, hi, spacing);
+    let inside = posed_inside(shape, rotation, position, &lat);
+    inside_points(&inside, &lat).collect()
+}
+
 /// Fill `shape` with particles on a cubic lattice at `spacing`.
 ///
 /// The lattice is the cell-centred one centred on the shape's bounds, or that one shifted by

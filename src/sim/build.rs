@@ -8,9 +8,9 @@ use crate::coupling::penalty::PenaltyParams;
 use crate::coupling::{CouplingMethod, CouplingParams, LcpSolverChoice, OnLcpFailure};
 use crate::liquid::params::{Phase, default_near_stiffness, rest_kernel_sum};
 use crate::liquid::particles::lattice_dims;
-use crate::liquid::shaped_fill::{self, Posed};
 use crate::liquid::{LatticeBlock, LiquidParams, Particles};
 use crate::rigid::motion::Prescribed;
+use crate::rigid::sampling::posed_points;
 use crate::rigid::{RigidBody, Shape};
 use crate::scene::body::{BodySpec, ShapeSpec};
 use crate::scene::liquid_shape::{self, read_and_scale};
@@ -81,15 +81,12 @@ fn lattice_block(b: &scene::LiquidBlock) -> Option<LatticeBlock> {
     })
 }
 
-/// A shaped block's solid as posed in the world (`None` for a box block).
-fn posed(b: &scene::LiquidBlock) -> Option<Posed<'_>> {
-    b.solid.as_ref().map(|s| Posed {
-        shape: &s.shape,
-        rotation: s.rotation,
-        position: s.position,
-        lo: s.lo,
-        hi: s.hi,
-    })
+/// The points of a shaped block's solid at `spacing` (`None` for a box block): the
+/// cell-centred lattice covering its world bounds, the points inside it kept.
+fn shaped_points(b: &scene::LiquidBlock, spacing: f64) -> Option<Vec<DVec3>> {
+    b.solid
+        .as_ref()
+        .map(|s| posed_points(&s.shape, s.rotation, s.position, (s.lo, s.hi), spacing))
 }
 
 /// Every block of a loaded scene filled at `spacing`, ids in block order, a block's index its
@@ -99,8 +96,11 @@ fn fill(scene: &Scene, spacing: f64) -> Particles {
     for (phase, b) in scene.liquid.iter().enumerate() {
         if let Some(block) = lattice_block(b) {
             p.fill_block(&block, spacing, phase as u32);
-        } else if let Some(solid) = posed(b) {
-            shaped_fill::fill(&mut p, &solid, spacing, b.velocity, phase as u32);
+        } else if let Some(points) = shaped_points(b, spacing) {
+            let v = Vec3A::from_array(b.velocity.map(|x| x as f32));
+            for x in points {
+                p.push(Vec3A::from(x.as_vec3()), v, phase as u32);
+            }
         }
     }
     p
@@ -115,10 +115,9 @@ pub fn particle_count(scene: &Scene) -> usize {
     scene
         .liquid
         .iter()
-        .map(|b| match (lattice_block(b), posed(b)) {
-            (Some(block), _) => lattice_dims(&block, first.spacing).0.iter().product(),
-            (None, Some(solid)) => shaped_fill::points(&solid, first.spacing).len(),
-            (None, None) => 0,
+        .map(|b| match lattice_block(b) {
+            Some(block) => lattice_dims(&block, first.spacing).0.iter().product(),
+            None => shaped_points(b, first.spacing).map_or(0, |p| p.len()),
         })
         .sum()
 }

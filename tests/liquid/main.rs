@@ -1,5 +1,5 @@
-//! The liquid on its own: start, rest, momentum, walls and wall friction, and the column collapses
-//! of Martin & Moyce and Koshizuka & Oka.
+//! The liquid on its own: start, rest, momentum, walls and wall friction, a shaped block that
+//! splashes, and the column collapses of Martin & Moyce and Koshizuka & Oka.
 //! One test binary per area, so the crate is linked a few times rather than once per file.
 #[path = "../common/mod.rs"]
 mod common;
@@ -7,6 +7,7 @@ mod gauges;
 mod martin_moyce;
 mod momentum;
 mod rest;
+mod shapes;
 mod start;
 mod wall_friction;
 mod walls;
