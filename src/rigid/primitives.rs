@@ -329,6 +329,46 @@ mod tests {
     }
 
     #[test]
+    fn rotated_bounds_hold_the_turned_surface_tightly() {
+        let turns = [
+            DQuat::IDENTITY,
+            DQuat::from_axis_angle(DVec3::Y, 0.25 * PI),
+            DQuat::from_axis_angle(DVec3::new(1.0, 2.0, -0.5).normalize(), 1.1),
+        ];
+        for p in all() {
+            let mesh = p.surface_mesh();
+            for q in turns {
+                let (lo, hi) = p.rotated_bounds(q);
+                let (mlo, mhi) = mesh
+                    .vertices
+                    .iter()
+                    .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(a, b), v| {
+                        (a.min(q * *v), b.max(q * *v))
+                    });
+                // The tessellation is inscribed: inside the exact bounds, and within
+                // 1 - cos(pi / 48) ~ 0.2% of the size of them (boxes: exactly on them).
+                let size = (hi - lo).max_element();
+                let tol = if p.kind() == "box" {
+                    1e-12
+                } else {
+                    0.005 * size
+                };
+                for (exact, tess, out) in [(lo, mlo, -1.0), (hi, mhi, 1.0)] {
+                    let gap = (exact - tess) * out;
+                    assert!(
+                        gap.min_element() > -1e-12 && gap.max_element() < tol,
+                        "{} turned {q}: exact {exact}, tessellated {tess}",
+                        p.kind()
+                    );
+                }
+                if q == DQuat::IDENTITY {
+                    assert_eq!((lo, hi), p.bounds(), "{}", p.kind());
+                }
+            }
+        }
+    }
+
+    #[test]
     fn normals_point_out_of_the_nearest_face() {
         let c = Primitive::Cone {
             radius: 1.0,
