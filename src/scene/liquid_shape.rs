@@ -75,8 +75,8 @@ pub fn read_and_scale(file: &Path, scale: DVec3) -> Result<TriMesh> {
 }
 
 /// Pose every shaped liquid block of a validated scene in the world (meshes read relative to
-/// `base_dir`), then check that each lies inside the container and that no two blocks'
-/// bounds overlap. A mesh that cannot be read or is not closed is a problem at its
+/// `base_dir`), then check that each is a spacing across, lies inside the container, and
+/// that no two blocks' bounds overlap. A mesh that cannot be read or is not closed is a problem at its
 /// `shape.path`.
 pub fn resolve(scene: &mut Scene, base_dir: &Path) -> Checked {
     let root = KeyPath::new().key("liquid");
@@ -103,8 +103,21 @@ pub fn resolve(scene: &mut Scene, base_dir: &Path) -> Checked {
             lo: lo + position,
             hi: hi + position,
         });
+        let (lo, hi) = b.bounds();
+        let thin = (0..3).find(|&a| hi[a] - lo[a] < b.spacing);
+        if let Some(a) = thin {
+            return Err(Problem::new(
+                at,
+                format!(
+                    "the shape is {:.3e} m across along {}, less than the spacing {}: it holds no particle",
+                    hi[a] - lo[a],
+                    ["x", "y", "z"][a],
+                    b.spacing
+                ),
+                "make the shape at least one spacing across on every axis, or the spacing smaller",
+            ));
+        }
         if let Some(c) = &scene.container {
-            let (lo, hi) = b.bounds();
             check_inside(&root.index(i).key("position"), "shape's bounds", lo, hi, c)?;
         }
     }

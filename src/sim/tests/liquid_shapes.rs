@@ -261,6 +261,11 @@ fn bad_shapes_are_refused_naming_the_key_and_the_fix() {
             vec!["liquid[1].min", "overlaps liquid[0]"],
         ),
         (
+            "shape = { type = \"cylinder\", radius = 0.1, height = 0.005 }\nposition = [0.5, 0.5, 0.5]\n"
+                .to_string(),
+            vec!["liquid[0].shape", "holds no particle"],
+        ),
+        (
             "min = [0, 0, 0]\nmax = [0.1, 0.1, 0.1]\nposition = [0.5, 0.5, 0.5]\n".to_string(),
             vec!["liquid[0].position", "box"],
         ),
