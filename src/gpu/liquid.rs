@@ -75,9 +75,7 @@ impl Liquid for GpuLiquid {
 
     // Placeholder until the device buffers are sized for a capacity (being built now).
     fn edit_particles(&mut self, _edit: &mut dyn FnMut(&mut Particles)) -> Result<()> {
-        Err(crate::Error::Run(
-            "edit_particles on the GPU: not built yet".into(),
-        ))
+        Err(crate::Error::Run("edit_particles on the GPU: not built yet".into()))
     }
 
     fn sync(&mut self) -> Result<()> {
