@@ -118,7 +118,13 @@ pub fn resolve(scene: &mut Scene, base_dir: &Path) -> Checked {
             ));
         }
         if let Some(c) = &scene.container {
-            check_inside(&root.index(i).key("position"), "shape's bounds", lo, hi, c)?;
+            check_inside(
+                &root.index(i).key("position"),
+                "shape (its bounds)",
+                lo,
+                hi,
+                c,
+            )?;
         }
     }
     super::limits::check_overlaps(scene)
