@@ -62,23 +62,29 @@ impl Particles {
     pub fn from_blocks(blocks: &[LatticeBlock], spacing: f64) -> Particles {
         let mut p = Particles::default();
         for (phase, b) in blocks.iter().enumerate() {
-            let (n, offset) = lattice_dims(b, spacing);
-            let v = Vec3A::from_array(b.velocity.map(|x| x as f32));
-            for k in 0..n[2] {
-                for j in 0..n[1] {
-                    for i in 0..n[0] {
-                        let x = [i, j, k].map(|c| c as f64 + 0.5);
-                        let pos = Vec3A::new(
-                            (offset[0] + x[0] * spacing) as f32,
-                            (offset[1] + x[1] * spacing) as f32,
-                            (offset[2] + x[2] * spacing) as f32,
-                        );
-                        p.push(pos, v, phase as u32);
-                    }
+            p.fill_block(b, spacing, phase as u32);
+        }
+        p
+    }
+
+    /// Append the particles of one block at cell centres of its lattice of `spacing` (x
+    /// fastest, then y, then z), of phase `phase`, with the next ids.
+    pub fn fill_block(&mut self, b: &LatticeBlock, spacing: f64, phase: u32) {
+        let (n, offset) = lattice_dims(b, spacing);
+        let v = Vec3A::from_array(b.velocity.map(|x| x as f32));
+        for k in 0..n[2] {
+            for j in 0..n[1] {
+                for i in 0..n[0] {
+                    let x = [i, j, k].map(|c| c as f64 + 0.5);
+                    let pos = Vec3A::new(
+                        (offset[0] + x[0] * spacing) as f32,
+                        (offset[1] + x[1] * spacing) as f32,
+                        (offset[2] + x[2] * spacing) as f32,
+                    );
+                    self.push(pos, v, phase);
                 }
             }
         }
-        p
     }
 
     /// Append one particle with the next id.

@@ -2,7 +2,7 @@
 //! the origin: closed-form mass properties, inside test, outward normals and a surface mesh.
 use super::mass_properties::{self as mp, MassProperties};
 use super::mesh::{TriMesh, box_mesh};
-use glam::{DVec2, DVec3};
+use glam::{DMat3, DQuat, DVec2, DVec3};
 use std::f64::consts::PI;
 
 /// A primitive solid centred on its centre of mass; cylinder and cone axes lie along z.
@@ -104,6 +104,41 @@ impl Primitive {
             Primitive::Ellipsoid { radii } => (-radii, radii),
         };
         (lo, hi)
+    }
+
+    /// Exact axis-aligned bounds (min, max) of the solid turned by `q` about its origin.
+    pub fn rotated_bounds(&self, q: DQuat) -> (DVec3, DVec3) {
+        let m = DMat3::from_quat(q);
+        // Half extent along world axis i of a disc of radius r whose normal is n: r sqrt(1 - n_i^2).
+        let disc = |r: f64, n: DVec3| (DVec3::ONE - n * n).max(DVec3::ZERO).map(f64::sqrt) * r;
+        match *self {
+            Primitive::Box { size } => {
+                let half = m.abs() * (size * 0.5);
+                (-half, half)
+            }
+            Primitive::Sphere { radius } => (DVec3::splat(-radius), DVec3::splat(radius)),
+            Primitive::Ellipsoid { radii } => {
+                // Support of an ellipsoid along e_i: |M diag(radii) row i|.
+                let rows = m.transpose();
+                let half = DVec3::new(
+                    (rows.x_axis * radii).length(),
+                    (rows.y_axis * radii).length(),
+                    (rows.z_axis * radii).length(),
+                );
+                (-half, half)
+            }
+            Primitive::Cylinder { radius, height } => {
+                let axis = m.z_axis;
+                let half = (axis * (height / 2.0)).abs() + disc(radius, axis);
+                (-half, half)
+            }
+            Primitive::Cone { radius, height } => {
+                let axis = m.z_axis;
+                let (base, apex) = (axis * (-height / 4.0), axis * (0.75 * height));
+                let r = disc(radius, axis);
+                ((base - r).min(apex), (base + r).max(apex))
+            }
+        }
     }
 
     /// Whether `p` lies strictly inside the solid.
@@ -290,6 +325,46 @@ mod tests {
                 p.kind()
             );
             assert!(tess.com.length() < 0.01, "{} com {}", p.kind(), tess.com);
+        }
+    }
+
+    #[test]
+    fn rotated_bounds_hold_the_turned_surface_tightly() {
+        let turns = [
+            DQuat::IDENTITY,
+            DQuat::from_axis_angle(DVec3::Y, 0.25 * PI),
+            DQuat::from_axis_angle(DVec3::new(1.0, 2.0, -0.5).normalize(), 1.1),
+        ];
+        for p in all() {
+            let mesh = p.surface_mesh();
+            for q in turns {
+                let (lo, hi) = p.rotated_bounds(q);
+                let (mlo, mhi) = mesh
+                    .vertices
+                    .iter()
+                    .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(a, b), v| {
+                        (a.min(q * *v), b.max(q * *v))
+                    });
+                // The tessellation is inscribed: inside the exact bounds, and within
+                // 1 - cos(pi / 48) ~ 0.2% of the size of them (boxes: exactly on them).
+                let size = (hi - lo).max_element();
+                let tol = if p.kind() == "box" {
+                    1e-12
+                } else {
+                    0.005 * size
+                };
+                for (exact, tess, out) in [(lo, mlo, -1.0), (hi, mhi, 1.0)] {
+                    let gap = (exact - tess) * out;
+                    assert!(
+                        gap.min_element() > -1e-12 && gap.max_element() < tol,
+                        "{} turned {q}: exact {exact}, tessellated {tess}",
+                        p.kind()
+                    );
+                }
+                if q == DQuat::IDENTITY {
+                    assert_eq!((lo, hi), p.bounds(), "{}", p.kind());
+                }
+            }
         }
     }
 

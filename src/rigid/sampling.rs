@@ -5,7 +5,7 @@ use super::mass_properties::points_mass_properties;
 use super::mesh::TriMesh;
 use super::shape::Shape;
 use crate::{Error, Result};
-use glam::{DVec2, DVec3};
+use glam::{DQuat, DVec2, DVec3};
 
 /// Most lattice points a sampling may visit (about 70 bytes each at the peak: `inertia
 /// meshes/cube.obj --spacing 0.00014`, 45 million points, reached 3.1 GB).
@@ -170,20 +170,50 @@ fn edge_function(u: DVec2, v: DVec2, q: DVec2) -> f64 {
 
 /// Which lattice points lie inside `shape`.
 pub fn shape_inside(shape: &Shape, lat: &Lattice) -> Vec<bool> {
+    posed_inside(shape, DQuat::IDENTITY, DVec3::ZERO, lat)
+}
+
+/// Which lattice points lie inside `shape` turned by `rotation` about its origin and moved by
+/// `position` (a mesh is moved into the lattice's frame, so its winding numbers stay exact).
+pub fn posed_inside(shape: &Shape, rotation: DQuat, position: DVec3, lat: &Lattice) -> Vec<bool> {
     match shape {
-        Shape::Mesh(m) => mesh_inside(&m.mesh, lat),
+        Shape::Mesh(m) if rotation == DQuat::IDENTITY && position == DVec3::ZERO => {
+            mesh_inside(&m.mesh, lat)
+        }
+        Shape::Mesh(m) => {
+            let mut mesh = m.mesh.clone();
+            mesh.transform(DVec3::ONE, rotation, position);
+            mesh_inside(&mesh, lat)
+        }
         Shape::Primitive(p) => {
+            let back = rotation.inverse();
             let mut inside = vec![false; lat.len()];
             for k in 0..lat.dims[2] {
                 for j in 0..lat.dims[1] {
                     for i in 0..lat.dims[0] {
-                        inside[lat.index(i, j, k)] = p.contains(lat.point(i, j, k));
+                        inside[lat.index(i, j, k)] =
+                            p.contains(back * (lat.point(i, j, k) - position));
                     }
                 }
             }
             inside
         }
     }
+}
+
+/// The points at `spacing` inside `shape` turned by `rotation` about its origin and moved to
+/// `position`, on the cell-centred lattice covering its world bounds `lo`..`hi` (as
+/// [`Lattice::covering`]), x fastest, then y, then z.
+pub fn posed_points(
+    shape: &Shape,
+    rotation: DQuat,
+    position: DVec3,
+    (lo, hi): (DVec3, DVec3),
+    spacing: f64,
+) -> Vec<DVec3> {
+    let lat = Lattice::covering(lo, hi, spacing);
+    let inside = posed_inside(shape, rotation, position, &lat);
+    inside_points(&inside, &lat).collect()
 }
 
 /// Fill `shape` with particles on a cubic lattice at `spacing`.

@@ -145,6 +145,20 @@ impl Shape {
         }
     }
 
+    /// Exact axis-aligned bounds (min, max) of the solid turned by `q` about its origin.
+    pub fn rotated_bounds(&self, q: glam::DQuat) -> (DVec3, DVec3) {
+        match self {
+            Shape::Primitive(p) => p.rotated_bounds(q),
+            Shape::Mesh(m) => m
+                .mesh
+                .vertices
+                .iter()
+                .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), v| {
+                    (lo.min(q * *v), hi.max(q * *v))
+                }),
+        }
+    }
+
     /// Outward unit normal of the surface nearest to the interior point `p`.
     pub fn outward_normal(&self, p: DVec3) -> DVec3 {
         match self {

@@ -205,6 +205,49 @@ impl OrientationSpec {
     }
 }
 
+impl ShapeSpec {
+    /// Check the dimensions of the shape table found at `at` (positive sizes, a usable
+    /// scale); a mesh file is read, and checked, when the shape is built.
+    pub fn check(&self, at: &KeyPath) -> Checked {
+        let pos = |v: &[f64], key: &str| -> Checked {
+            if v.iter().all(|x| x.is_finite() && *x > 0.0) {
+                Ok(())
+            } else {
+                fail(
+                    at.key(key),
+                    format!("{v:?} is not positive"),
+                    "give positive dimensions in m",
+                )
+            }
+        };
+        match self {
+            ShapeSpec::Box { size } => pos(size, "size"),
+            ShapeSpec::Sphere { radius } => pos(&[*radius], "radius"),
+            ShapeSpec::Cylinder { radius, height } | ShapeSpec::Cone { radius, height } => {
+                pos(&[*radius], "radius")?;
+                pos(&[*height], "height")
+            }
+            ShapeSpec::Ellipsoid { radii } => pos(radii, "radii"),
+            ShapeSpec::Mesh { scale, .. } => {
+                let v = scale.vector();
+                if !v.is_finite() || v.x * v.y * v.z == 0.0 {
+                    return fail(
+                        at.key("scale"),
+                        match scale {
+                            Scale::Uniform(s) => format!("{s} is zero or not finite"),
+                            Scale::PerAxis(v) => {
+                                format!("[{}, {}, {}] is zero or not finite", v[0], v[1], v[2])
+                            }
+                        },
+                        "give a non-zero scale, e.g. 1.0 or [1, 1, 1]",
+                    );
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
 impl BodySpec {
     /// Check every value of the table found at `at` that can be checked without reading
     /// files (a mesh file is read, and checked, when the body is built).
@@ -241,41 +284,7 @@ impl BodySpec {
                 "give the particle spacing in m, or leave it out",
             );
         }
-        let pos = |v: &[f64], key: &str| -> Checked {
-            if v.iter().all(|x| x.is_finite() && *x > 0.0) {
-                Ok(())
-            } else {
-                bad(
-                    &format!("shape.{key}"),
-                    format!("{v:?} is not positive"),
-                    "give positive dimensions in m",
-                )
-            }
-        };
-        match &self.shape {
-            ShapeSpec::Box { size } => pos(size, "size")?,
-            ShapeSpec::Sphere { radius } => pos(&[*radius], "radius")?,
-            ShapeSpec::Cylinder { radius, height } | ShapeSpec::Cone { radius, height } => {
-                pos(&[*radius], "radius")?;
-                pos(&[*height], "height")?;
-            }
-            ShapeSpec::Ellipsoid { radii } => pos(radii, "radii")?,
-            ShapeSpec::Mesh { scale, .. } => {
-                let v = scale.vector();
-                if !v.is_finite() || v.x * v.y * v.z == 0.0 {
-                    return bad(
-                        "shape.scale",
-                        match scale {
-                            Scale::Uniform(s) => format!("{s} is zero or not finite"),
-                            Scale::PerAxis(v) => {
-                                format!("[{}, {}, {}] is zero or not finite", v[0], v[1], v[2])
-                            }
-                        },
-                        "give a non-zero scale, e.g. 1.0 or [1, 1, 1]",
-                    );
-                }
-            }
-        }
+        self.shape.check(&at.key("shape"))?;
         for (key, v) in [
             ("position", &self.position),
             ("velocity", &self.velocity),

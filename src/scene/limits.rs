@@ -179,22 +179,7 @@ pub fn check(scene: &Scene) -> Checked {
         }
         initial_speed(&p, &b.velocity)?;
     }
-    for (i, b) in scene.liquid.iter().enumerate() {
-        // Overlapping blocks put particles on top of each other: forces blow up and every
-        // neighbour list grows by the overlap's multiplicity.
-        if let Some(j) = scene.liquid[..i]
-            .iter()
-            .position(|a| (0..3).all(|k| a.min[k].max(b.min[k]) < a.max[k].min(b.max[k]) - 1e-9))
-        {
-            return fail(
-                root.key("liquid").index(i).key("min"),
-                format!(
-                    "the block overlaps liquid[{j}]: their particles would sit on top of each other"
-                ),
-                "make the liquid blocks disjoint (they may share faces)",
-            );
-        }
-    }
+    check_overlaps(scene)?;
     for (i, b) in scene.body.iter().enumerate() {
         let p = root.key("body").index(i);
         density(&p, b.density, "give a density in kg/m^3, e.g. 1000")?;
@@ -223,6 +208,36 @@ pub fn check(scene: &Scene) -> Checked {
                     "place the body inside the container, or enlarge the container",
                 );
             }
+        }
+    }
+    Ok(())
+}
+
+/// Check that no two liquid blocks overlap: their boxes (a shaped block's world bounds once
+/// posed) may share faces only.
+pub fn check_overlaps(scene: &Scene) -> Checked {
+    let boxes: Vec<_> = scene.liquid.iter().map(|b| b.bounds()).collect();
+    for (i, (lo, hi)) in boxes.iter().enumerate() {
+        // Overlapping blocks put particles on top of each other: forces blow up and every
+        // neighbour list grows by the overlap's multiplicity.
+        if let Some(j) = boxes[..i]
+            .iter()
+            .position(|(a, b)| (0..3).all(|k| a[k].max(lo[k]) < b[k].min(hi[k]) - 1e-9))
+        {
+            return fail(
+                KeyPath::new()
+                    .key("liquid")
+                    .index(i)
+                    .key(if scene.liquid[i].shape.is_some() {
+                        "position"
+                    } else {
+                        "min"
+                    }),
+                format!(
+                    "the block overlaps liquid[{j}]: their particles would sit on top of each other"
+                ),
+                "make the liquid blocks disjoint (they may share faces; a shape's bounding box counts)",
+            );
         }
     }
     Ok(())

@@ -1,5 +1,7 @@
 //! The liquid's tables: `[[liquid]]` blocks with their viscosity, the `[solver]` settings they
 //! share and the `[container]` that holds them, each with its checks.
+use super::body::{OrientationSpec, ShapeSpec};
+use super::liquid_shape::PosedSolid;
 use super::locate::KeyPath;
 use super::problem::{Checked, fail, finite3};
 use serde::{Deserialize, Serialize};
@@ -46,14 +48,30 @@ pub struct Container {
     pub ghost_pressure: bool,
 }
 
-/// A box of liquid and the parameters of its particles.
+/// A region of liquid, a box (`min`, `max`) or a shape (`shape`, `position`, `orientation`),
+/// and the parameters of its particles.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LiquidBlock {
-    /// Lower corner of the region filled, m.
-    pub min: [f64; 3],
-    /// Upper corner of the region filled, m.
-    pub max: [f64; 3],
+    /// Lower corner of the box filled, m (the box form; `min = max`: an empty block).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<[f64; 3]>,
+    /// Upper corner of the box filled, m (the box form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<[f64; 3]>,
+    /// The solid filled, as a body's `shape` (the shape form, instead of `min` and `max`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<ShapeSpec>,
+    /// World position of the shape's origin, m (the shape form).
+    #[serde(default, skip_serializing_if = "is_origin")]
+    pub position: [f64; 3],
+    /// Orientation of the shape; identity when absent (the shape form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orientation: Option<OrientationSpec>,
+    /// The shape read and posed in the world (`liquid_shape::resolve`, when the scene is
+    /// loaded); `None` for a box.
+    #[serde(skip)]
+    pub solid: Option<PosedSolid>,
     /// Lattice spacing between particles, m (the particle diameter).
     #[serde(default = "default_spacing")]
     pub spacing: f64,
@@ -188,6 +206,11 @@ fn is_zero(v: &f64) -> bool {
     *v == 0.0
 }
 
+/// Whether a position is the origin (an absent one; kept out of the manifest).
+fn is_origin(v: &[f64; 3]) -> bool {
+    *v == [0.0; 3]
+}
+
 impl LiquidBlock {
     /// Check the block found at `at`: values in range, inside the `container` if any, and the
     /// same spacing and kernel radius as the scene's `first` block.
@@ -205,21 +228,7 @@ impl LiquidBlock {
                 "give the particle spacing in m, for example 0.01",
             );
         }
-        // An empty block (min = max) holds no particle but gives an emitter its liquid.
-        let empty = b.min == b.max;
-        if !finite3(&b.min)
-            || !finite3(&b.max)
-            || (!empty && (0..3).any(|a| b.max[a] - b.min[a] < b.spacing))
-        {
-            return fail(
-                p.key("max"),
-                format!(
-                    "min {:?} / max {:?} holds no particle at spacing {}",
-                    b.min, b.max, b.spacing
-                ),
-                "give finite corners at least one spacing apart on every axis (or min = max for a block that only an [[emitter]] fills)",
-            );
-        }
+        b.check_region(p)?;
         let positive = [
             (
                 "density",
@@ -260,23 +269,8 @@ impl LiquidBlock {
                 "give three numbers in m/s",
             );
         }
-        if let Some(c) = container {
-            let tol = 1e-9
-                * (1.0
-                    + c.max
-                        .iter()
-                        .chain(c.min.iter())
-                        .fold(0.0f64, |m, x| m.max(x.abs())));
-            if (0..3).any(|a| b.min[a] < c.min[a] - tol || b.max[a] > c.max[a] + tol) {
-                return fail(
-                    p.key("min"),
-                    format!(
-                        "the block {:?}..{:?} is not inside the container {:?}..{:?}",
-                        b.min, b.max, c.min, c.max
-                    ),
-                    "move the block inside the container or enlarge the container",
-                );
-            }
+        if let (Some(c), Some(min), Some(max)) = (container, b.min, b.max) {
+            check_inside(&p.key("min"), "block", min, max, c)?;
         }
         if b.spacing != first.spacing || b.kernel_radius != first.kernel_radius {
             return fail(
@@ -289,5 +283,109 @@ impl LiquidBlock {
             );
         }
         Ok(())
+    }
+}
+
+/// Check that the box `min`..`max` of a block (a box, or a shape's bounds: `what`) lies
+/// inside the container `c`; a problem is reported at `at`.
+pub fn check_inside(
+    at: &KeyPath,
+    what: &str,
+    min: [f64; 3],
+    max: [f64; 3],
+    c: &Container,
+) -> Checked {
+    let tol = 1e-9
+        * (1.0
+            + c.max
+                .iter()
+                .chain(c.min.iter())
+                .fold(0.0f64, |m, x| m.max(x.abs())));
+    if (0..3).any(|a| min[a] < c.min[a] - tol || max[a] > c.max[a] + tol) {
+        return fail(
+            at.clone(),
+            format!(
+                "the {what} {min:?}..{max:?} is not inside the container {:?}..{:?}",
+                c.min, c.max
+            ),
+            "move the block inside the container or enlarge the container",
+        );
+    }
+    Ok(())
+}
+
+impl LiquidBlock {
+    /// Check the region of the block found at `p`: a box (`min` and `max`, at least a spacing
+    /// apart on every axis, or equal: an empty block) or a shape (its dimensions, position and
+    /// orientation), not both.
+    fn check_region(&self, p: &KeyPath) -> Checked {
+        let b = self;
+        match (b.min, b.max, &b.shape) {
+            (None, None, Some(shape)) => {
+                shape.check(&p.key("shape"))?;
+                if !finite3(&b.position) {
+                    return fail(
+                        p.key("position"),
+                        format!("{:?} is not finite", b.position),
+                        "give three numbers in m",
+                    );
+                }
+                if let Some(o) = &b.orientation {
+                    o.quat(&p.key("orientation"))?;
+                }
+                Ok(())
+            }
+            (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => fail(
+                p.key("shape"),
+                "the block gives both a box (min/max) and a shape",
+                "give either min and max (a box) or shape (with position and orientation), not both",
+            ),
+            (None, None, None) => fail(
+                p.clone(),
+                "the block gives neither a box (min and max) nor a shape",
+                "add min = [x, y, z] and max = [x, y, z], or shape = { type = \"sphere\", radius = 0.1 } with a position",
+            ),
+            (Some(_), None, None) | (None, Some(_), None) => fail(
+                p.key(if b.min.is_none() { "min" } else { "max" }),
+                "a box needs both corners, min and max",
+                "give both min = [x, y, z] and max = [x, y, z]",
+            ),
+            (Some(min), Some(max), None) => {
+                let empty = min == max;
+                let thin = (0..3).any(|a| max[a] - min[a] < b.spacing);
+                if !finite3(&min) || !finite3(&max) || (thin && !empty) {
+                    return fail(
+                        p.key("max"),
+                        format!(
+                            "min {min:?} / max {max:?} holds no particle at spacing {}",
+                            b.spacing
+                        ),
+                        "give finite corners at least one spacing apart on every axis (or min = max for an empty block)",
+                    );
+                }
+                if b.position != [0.0; 3] || b.orientation.is_some() {
+                    return fail(
+                        p.key(if b.orientation.is_some() {
+                            "orientation"
+                        } else {
+                            "position"
+                        }),
+                        "position and orientation place a shape, and this block is a box",
+                        "remove it and give the box's corners in min and max, or give a shape",
+                    );
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// The block's box, m: `min` and `max`, or the world bounds of its shape once resolved
+    /// (before that, the point `position`).
+    pub fn bounds(&self) -> ([f64; 3], [f64; 3]) {
+        match (&self.solid, self.min, self.max) {
+            (Some(s), _, _) => (s.lo.to_array(), s.hi.to_array()),
+            (None, Some(min), Some(max)) => (min, max),
+            _ => (self.position, self.position),
+        }
     }
 }

@@ -3,7 +3,9 @@
 //! by `validate`, all reporting one [`Problem`] type), reading the TOML (its bracket depth
 //! bounded first, `nesting`) and applying `--set`
 //! overrides. Nothing here imports the physics except `rigid::Integrator`, whose names a body
-//! table is checked against, and `liquid::emitter::plane_axes`, the plane a nozzle spans; `sim::build` turns a loaded scene into physics input.
+//! table is checked against, `liquid::emitter::plane_axes` (the plane a nozzle spans), and the solids `liquid_shape` makes of `shape` tables (meshes
+//! read through `output::mesh_files`; a shaped liquid block is posed, and its bounds checked,
+//! as the scene is loaded); `sim::build` turns a loaded scene into physics input.
 pub(crate) mod body;
 pub(crate) mod coupling;
 pub(crate) mod gauge;
@@ -11,6 +13,7 @@ pub(crate) mod joint;
 pub(crate) mod keyframe_file;
 pub(crate) mod limits;
 pub(crate) mod liquid;
+pub(crate) mod liquid_shape;
 pub(crate) mod locate;
 pub(crate) mod motion;
 pub(crate) mod nesting;
@@ -155,6 +158,8 @@ pub fn parse(text: String, file: &Path, sets: &[String]) -> Result<LoadedScene> 
     };
     limits::check_array_lengths(&table, &scene).map_err(blame)?;
     validate::validate(&scene).map_err(blame)?;
+    let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    liquid_shape::resolve(&mut scene, &base).map_err(blame)?;
     Ok(LoadedScene {
         scene,
         file: file.to_path_buf(),

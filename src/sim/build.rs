@@ -10,8 +10,10 @@ use crate::liquid::params::{Phase, default_near_stiffness, rest_kernel_sum};
 use crate::liquid::particles::lattice_dims;
 use crate::liquid::{LatticeBlock, LiquidParams, Particles};
 use crate::rigid::motion::Prescribed;
-use crate::rigid::{MeshSolid, Primitive, RigidBody, Shape, TriMesh};
+use crate::rigid::sampling::posed_points;
+use crate::rigid::{RigidBody, Shape};
 use crate::scene::body::{BodySpec, ShapeSpec};
+use crate::scene::liquid_shape::{self, read_and_scale};
 use crate::scene::locate::KeyPath;
 use crate::scene::{self, CouplingSpec, LoadedScene, Scene};
 use crate::sim::placement;
@@ -49,7 +51,7 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
         first.map_or(2.0, |b| b.kernel_radius),
     );
     let params = liquid_params(scene, s, ratio);
-    let particles = Particles::from_blocks(&lattice_blocks(scene), s);
+    let particles = fill(scene, s);
     let Stepping {
         stable_dt,
         substeps,
@@ -67,17 +69,41 @@ pub fn liquid(scene: &Scene) -> LiquidSetup {
     }
 }
 
-/// The scene's liquid blocks as lattices to fill.
-fn lattice_blocks(scene: &Scene) -> Vec<LatticeBlock> {
-    scene
-        .liquid
-        .iter()
-        .map(|b| LatticeBlock {
-            min: b.min,
-            max: b.max,
-            velocity: b.velocity,
-        })
-        .collect()
+/// A box block as a lattice to fill (`None` for a shaped block).
+fn lattice_block(b: &scene::LiquidBlock) -> Option<LatticeBlock> {
+    let (Some(min), Some(max)) = (b.min, b.max) else {
+        return None;
+    };
+    Some(LatticeBlock {
+        min,
+        max,
+        velocity: b.velocity,
+    })
+}
+
+/// The points of a shaped block's solid at `spacing` (`None` for a box block): the
+/// cell-centred lattice covering its world bounds, the points inside it kept.
+fn shaped_points(b: &scene::LiquidBlock, spacing: f64) -> Option<Vec<DVec3>> {
+    b.solid
+        .as_ref()
+        .map(|s| posed_points(&s.shape, s.rotation, s.position, (s.lo, s.hi), spacing))
+}
+
+/// Every block of a loaded scene filled at `spacing`, ids in block order, a block's index its
+/// particles' phase: a box on its lattice, a shape on the lattice covering its world bounds.
+fn fill(scene: &Scene, spacing: f64) -> Particles {
+    let mut p = Particles::default();
+    for (phase, b) in scene.liquid.iter().enumerate() {
+        if let Some(block) = lattice_block(b) {
+            p.fill_block(&block, spacing, phase as u32);
+        } else if let Some(points) = shaped_points(b, spacing) {
+            let v = Vec3A::from_array(b.velocity.map(|x| x as f32));
+            for x in points {
+                p.push(Vec3A::from(x.as_vec3()), v, phase as u32);
+            }
+        }
+    }
+    p
 }
 
 /// The number of particles [`liquid`] fills the scene's blocks with, counted without making
@@ -86,9 +112,13 @@ pub fn particle_count(scene: &Scene) -> usize {
     let Some(first) = scene.liquid.first() else {
         return 0;
     };
-    lattice_blocks(scene)
+    scene
+        .liquid
         .iter()
-        .map(|b| lattice_dims(b, first.spacing).0.iter().product::<usize>())
+        .map(|b| match lattice_block(b) {
+            Some(block) => lattice_dims(&block, first.spacing).0.iter().product(),
+            None => shaped_points(b, first.spacing).map_or(0, |p| p.len()),
+        })
         .sum()
 }
 
@@ -140,7 +170,8 @@ fn settle_plan(scene: &Scene, dt: f64) -> SettlePlan {
         .liquid
         .iter()
         .map(|b| {
-            (DVec3::from_array(b.max) - DVec3::from_array(b.min))
+            let (min, max) = b.bounds();
+            (DVec3::from_array(max) - DVec3::from_array(min))
                 .abs()
                 .dot(down.abs())
         })
@@ -226,7 +257,8 @@ fn stable_dt(scene: &Scene, s: f64, ratio: f64) -> f64 {
         let c = b.stiffness.max(near_stiffness(scene, b, s, ratio)).sqrt();
         let v0 = b.velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
         let g = scene.gravity.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let v_fall = (2.0 * g * (b.max[1] - b.min[1]).abs()).sqrt();
+        let (min, max) = b.bounds();
+        let v_fall = (2.0 * g * (max[1] - min[1]).abs()).sqrt();
         dt = dt.min(scene.solver.cfl * h / (c + v0 + v_fall).max(1e-12));
         if b.viscosity.sigma > 0.0 {
             dt = dt.min(scene.solver.cfl / b.viscosity.sigma);
@@ -365,31 +397,7 @@ pub fn mesh_notes(loaded: &LoadedScene) -> Vec<String> {
 /// The shape of a checked body table in its own coordinates; meshes are read relative to
 /// `base_dir` and scaled.
 pub fn shape(spec: &BodySpec, base_dir: &Path) -> Result<Shape> {
-    let prim = match &spec.shape {
-        ShapeSpec::Box { size } => Primitive::Box {
-            size: DVec3::from_array(*size),
-        },
-        ShapeSpec::Sphere { radius } => Primitive::Sphere { radius: *radius },
-        ShapeSpec::Cylinder { radius, height } => Primitive::Cylinder {
-            radius: *radius,
-            height: *height,
-        },
-        ShapeSpec::Cone { radius, height } => Primitive::Cone {
-            radius: *radius,
-            height: *height,
-        },
-        ShapeSpec::Ellipsoid { radii } => Primitive::Ellipsoid {
-            radii: DVec3::from_array(*radii),
-        },
-        ShapeSpec::Mesh { path, scale } => {
-            let file = base_dir.join(path);
-            let mut mesh = read_and_scale(&file, scale.vector())?;
-            mesh.validate(&file.display().to_string())?;
-            return Ok(Shape::Mesh(MeshSolid::new(mesh)));
-        }
-    };
-    prim.check(&format!("body '{}'", spec.name))?;
-    Ok(Shape::Primitive(prim))
+    liquid_shape::solid(&spec.shape, base_dir, &format!("body '{}'", spec.name))
 }
 
 /// A body's particle spacing: the table's, else `default_spacing` (the liquid's), else the
@@ -462,12 +470,6 @@ fn body_of_shape(
         body.follow_motion(0.0, 0.0);
     }
     Ok(body)
-}
-
-fn read_and_scale(file: &Path, scale: DVec3) -> Result<TriMesh> {
-    let mut mesh = crate::output::mesh_files::read(file)?;
-    mesh.transform(scale, DQuat::IDENTITY, DVec3::ZERO);
-    Ok(mesh)
 }
 
 #[cfg(test)]

@@ -64,9 +64,11 @@ impl Footprint {
         if let Some(first) = scene.liquid.first() {
             ratio = first.kernel_radius;
             for b in &scene.liquid {
+                // A shaped block is counted by its bounds: an upper bound, as a footprint is.
+                let (min, max) = b.bounds();
                 let block = LatticeBlock {
-                    min: b.min,
-                    max: b.max,
+                    min,
+                    max,
                     velocity: b.velocity,
                 };
                 let (n, _) = lattice_dims(&block, first.spacing);

@@ -145,7 +145,10 @@ impl Simulation {
         let gates: Vec<settle::Gate> = scene
             .liquid
             .iter()
-            .map(|b| settle::Gate::for_block(b.min, b.max, radius, scene.gravity))
+            .map(|b| {
+                let (min, max) = b.bounds();
+                settle::Gate::for_block(min, max, radius, scene.gravity)
+            })
             .collect();
         let margin = self.liquid.params().h as f64;
         let held = crate::coupling::inside::near_bodies(self.particles(), &self.bodies, margin);

@@ -69,7 +69,8 @@ fn limiting_term(scene: &Scene) -> Option<(Term, f64, f64)> {
             )
         };
         let v0 = DVec3::from_array(b.velocity).length();
-        let v_fall = (2.0 * g * (b.max[1] - b.min[1]).abs()).sqrt();
+        let (min, max) = b.bounds();
+        let v_fall = (2.0 * g * (max[1] - min[1]).abs()).sqrt();
         let speed = (c + v0 + v_fall).max(1e-12);
         let dt = cfl * h / speed;
         let (key, what) = if c >= v0 && c >= v_fall {
@@ -84,7 +85,7 @@ fn limiting_term(scene: &Scene) -> Option<(Term, f64, f64)> {
                 root.key("gravity"),
                 format!(
                     "{v_fall:.3e} m/s, the speed of a fall through its {:.3} m under gravity",
-                    (b.max[1] - b.min[1]).abs()
+                    (max[1] - min[1]).abs()
                 ),
             )
         };
@@ -172,7 +173,8 @@ fn settle_problem(scene: &Scene, stepping: &Stepping) -> Option<Problem> {
     let down = DVec3::from_array(scene.gravity).try_normalize()?;
     let (mut height, mut tallest) = (0.0, 0);
     for (i, b) in scene.liquid.iter().enumerate() {
-        let extent = (DVec3::from_array(b.max) - DVec3::from_array(b.min))
+        let (min, max) = b.bounds();
+        let extent = (DVec3::from_array(max) - DVec3::from_array(min))
             .abs()
             .dot(down.abs());
         if extent > height {

@@ -100,6 +100,58 @@ fn a_block_outside_the_container_is_refused() {
     );
 }
 
+/// GOOD with its block a sphere of liquid given by `shape`, `extra` lines after it.
+fn shaped(shape: &str, extra: &str) -> String {
+    GOOD.replace(
+        "min = [0, 0, 0]\nmax = [0.04, 0.04, 0.04]\n",
+        &format!("shape = {shape}\nposition = [0.05, 0.05, 0.05]\n{extra}"),
+    )
+}
+
+#[test]
+fn a_block_with_both_a_box_and_a_shape_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    check_bad(
+        dir.path(),
+        &shaped(
+            "{ type = \"sphere\", radius = 0.02 }",
+            "min = [0, 0, 0]\nmax = [0.04, 0.04, 0.04]\n",
+        ),
+        &["liquid[0].shape", "bad.toml:10", "not both"],
+    );
+}
+
+#[test]
+fn a_liquid_shape_from_an_open_mesh_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // A tetrahedron with one face missing.
+    std::fs::write(
+        dir.path().join("open.obj"),
+        "v 0 0 0\nv 0.02 0 0\nv 0 0.02 0\nv 0 0 0.02\nf 1 3 2\nf 1 2 4\nf 1 4 3\n",
+    )
+    .unwrap();
+    check_bad(
+        dir.path(),
+        &shaped("{ type = \"mesh\", path = \"open.obj\" }", ""),
+        &[
+            "liquid[0].shape.path",
+            "open.obj",
+            "not closed",
+            "bad.toml:10",
+        ],
+    );
+}
+
+#[test]
+fn a_liquid_shape_outside_the_container_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    check_bad(
+        dir.path(),
+        &shaped("{ type = \"sphere\", radius = 0.06 }", ""),
+        &["liquid[0].position", "container", "bad.toml:11"],
+    );
+}
+
 #[test]
 fn thousands_of_unclosed_inline_tables_are_refused_not_a_stack_overflow() {
     // 20,000 bodies whose `shape = {` is never closed (2.4 MB): the TOML parser's error

@@ -47,7 +47,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
     ("sweep", &["scene", "output", "bounded_read"]),
     ("figure", &["output", "bounded_read"]),
-    ("scene", &["rigid", "bounded_read"]),
+    ("scene", &["rigid", "output", "bounded_read"]),
     (
         "output",
         &[

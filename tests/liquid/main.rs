@@ -1,6 +1,5 @@
 //! The liquid on its own: start, rest, momentum, walls and wall friction, emitters and outlets,
-//! and the column collapses
-//! of Martin & Moyce and Koshizuka & Oka.
+//! a shaped block that splashes, and the column collapses of Martin & Moyce and Koshizuka & Oka.
 //! One test binary per area, so the crate is linked a few times rather than once per file.
 #[path = "../common/mod.rs"]
 mod common;
@@ -8,6 +7,7 @@ mod gauges;
 mod martin_moyce;
 mod momentum;
 mod rest;
+mod shapes;
 mod sources;
 mod start;
 mod wall_friction;
