@@ -48,8 +48,12 @@
 //! [`GpuLiquidSolver::bytes_allocated`], and the liquid's share without a device by
 //! [`GpuLiquidSolver::bytes_needed`].
 //!
-//! Besides the passes: `solver` holds the [`GpuLiquidSolver`] (buffers, uploads, the step's
-//! orchestration), `binding` makes the passes' bind groups (at setup, and again only when a
+//! Besides the passes: `solver` holds the [`GpuLiquidSolver`] (buffers, the step's
+//! orchestration), `upload` puts the particles up (any count up to the capacity its buffers
+//! were sized for at setup: every choice made from the count there, the two-part split, the
+//! tiling and the walls' partial sums, is made for the capacity, and the step's dispatches and
+//! uniform follow the current count, so emission and removal make no buffer or bind group),
+//! `binding` makes the passes' bind groups (at setup, and again only when a
 //! buffer they bind is replaced; a step makes none), `recording` records each phase, `timing` times them, `readback` reads
 //! results back, `single_pass` runs one phase alone (the per-pass tests' hooks), `grid_spec`
 //! places the grid, `tile` chooses and sizes the tiled neighbour passes (their shared WGSL is
@@ -85,6 +89,7 @@ pub(crate) mod solver;
 pub(crate) mod split;
 pub(crate) mod tile;
 pub(crate) mod timing;
+pub(crate) mod upload;
 pub(crate) mod velocity;
 pub(crate) mod viscosity;
 pub(crate) mod wall_gather;

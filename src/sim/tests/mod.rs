@@ -4,6 +4,7 @@ mod common;
 mod debris;
 mod gpu_backend;
 mod gpu_contact_passes;
+mod gpu_edits;
 mod gpu_passes;
 mod lcp_step;
 mod surfaces;
