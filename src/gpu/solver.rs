@@ -79,6 +79,8 @@ pub struct GpuLiquidSolver {
     /// The host-visible buffer [`GpuLiquidSolver::download_into`] maps, made at its first
     /// call for the capacity and kept (host memory, not counted as the device's).
     pub(super) staging: Option<wgpu::Buffer>,
+    /// The host scratch an upload fills each array into, kept from upload to upload.
+    pub(super) host_vec4: Vec<[f32; 4]>,
     /// Slots of the walls' partial sums (0 without walls).
     pub(super) wall_slots: u64,
 }
@@ -240,6 +242,7 @@ impl GpuLiquidSolver {
             tiled,
             exchange: super::exchange::ExchangeBuffers::new(),
             staging: None,
+            host_vec4: Vec::new(),
             wall_slots,
         };
         s.bind_passes();

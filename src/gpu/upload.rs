@@ -27,33 +27,32 @@ impl GpuLiquidSolver {
             self.n = n;
             self.write_params(self.dt);
         }
-        let q = &self.ctx.queue;
-        let pos: Vec<[f32; 4]> = p
-            .pos
-            .iter()
-            .zip(&p.phase)
-            .map(|(x, &ph)| [x.x, x.y, x.z, ph as f32])
-            .collect();
-        let prev: Vec<[f32; 4]> = p
-            .prev
-            .iter()
-            .zip(&p.phase)
-            .map(|(x, &ph)| [x.x, x.y, x.z, ph as f32])
-            .collect();
-        let vel: Vec<[f32; 4]> = p
-            .vel
-            .iter()
-            .zip(&p.rho)
-            .map(|(v, &rho)| [v.x, v.y, v.z, rho])
-            .collect();
         self.cur = Cursor::default();
-        if self.n > 0 {
-            q.write_buffer(&self.bufs.pos[0], 0, bytemuck::cast_slice(&pos));
-            q.write_buffer(&self.bufs.vel[1], 0, bytemuck::cast_slice(&prev));
-            q.write_buffer(&self.bufs.vel[0], 0, bytemuck::cast_slice(&vel));
-            q.write_buffer(&self.bufs.id[0], 0, bytemuck::cast_slice(&p.id));
+        // Each array through one host scratch buffer kept from upload to upload (the queue
+        // copies what it is given at once).
+        let (q, b, host) = (&self.ctx.queue, &self.bufs, &mut self.host_vec4);
+        let mut put = |buf: &wgpu::Buffer, v: &mut dyn Iterator<Item = [f32; 4]>| {
+            host.clear();
+            host.extend(v);
+            if !host.is_empty() {
+                q.write_buffer(buf, 0, bytemuck::cast_slice(host));
+            }
+        };
+        let xw = |(x, &ph): (&glam::Vec3A, &u32)| [x.x, x.y, x.z, ph as f32];
+        put(&b.pos[0], &mut p.pos.iter().zip(&p.phase).map(xw));
+        put(&b.vel[1], &mut p.prev.iter().zip(&p.phase).map(xw));
+        put(
+            &b.vel[0],
+            &mut p
+                .vel
+                .iter()
+                .zip(&p.rho)
+                .map(|(v, &rho)| [v.x, v.y, v.z, rho]),
+        );
+        if n > 0 {
+            q.write_buffer(&b.id[0], 0, bytemuck::cast_slice(&p.id));
         }
-        q.write_buffer(&self.bufs.flags, 0, &[0u8; 16]);
+        q.write_buffer(&b.flags, 0, &[0u8; 16]);
         self.has_grid = false;
         self.uploaded = true;
         Ok(())
