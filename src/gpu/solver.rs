@@ -118,8 +118,7 @@ impl GpuLiquidSolver {
         capacity: usize,
     ) -> Result<GpuLiquidSolver> {
         let grid = GridSpec::new(&params, p)?;
-        let n = u32::try_from(p.len())
-            .map_err(|_| Error::input("more than 2^32 particles cannot run on the GPU"))?;
+        let n = count_of(p.len())?;
         let capacity = count_of(capacity.max(p.len()))?;
         let ncells = grid.cells();
         let wall_kernel = params
