@@ -1,5 +1,6 @@
 //! Tests that reach into the crate below the simulation: the GPU passes against their CPU twins,
-//! the GPU backend's memory, timing and choice, the coupled LCP step, debris in a tank and the surface worker.
+//! the GPU backend's memory, timing and choice, particles edited between steps on the GPU and
+//! the CPU backend, the coupled LCP step, debris in a tank and the surface worker.
 mod common;
 mod debris;
 mod gpu_backend;
