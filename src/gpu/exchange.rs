@@ -259,7 +259,8 @@ impl GpuLiquidSolver {
                 0,
                 bytemuck::cast_slice(owner),
             );
-            x.claimed.at_least(ctx, self.n as u64 * 4)?;
+            // A claim per slot of the capacity, so that a count grown by emission reuses it.
+            x.claimed.at_least(ctx, self.capacity as u64 * 4)?;
             x.count.at_least(ctx, 4)?;
             x.staging.at_least(ctx, PAIRS_AT + down * PAIR_BYTES)?;
             let (uniform, spheres, owners, claimed, count, pairs, staging) = (
@@ -360,7 +361,12 @@ fn contact(c: &[[u32; 4]]) -> Contact {
 /// with `n_body` the entry count and `dt` the given step. Returns nothing: the buffers are
 /// in `s.exchange`.
 fn upload_slots(s: &mut GpuLiquidSolver, entries: &[(u32, Vec3A)], dt: f32) -> Result<()> {
-    check_slots(entries, s.n as usize, &mut s.exchange.seen)?;
+    check_slots(
+        entries,
+        s.n as usize,
+        s.capacity as usize,
+        &mut s.exchange.seen,
+    )?;
     let mut params = s.gp;
     params.n_body = entries.len() as u32;
     params.dt = dt;
@@ -390,10 +396,13 @@ fn upload_slots(s: &mut GpuLiquidSolver, entries: &[(u32, Vec3A)], dt: f32) -> R
     Ok(())
 }
 
-/// Check that every slot is in range and appears once (sum a particle's impulses first),
-/// with `seen` (grown to the particles, all false before and after).
-fn check_slots(dv: &[(u32, Vec3A)], n: usize, seen: &mut Vec<bool>) -> Result<()> {
-    seen.resize(n, false);
+/// Check that every slot is in range (below `n`) and appears once (sum a particle's impulses
+/// first), with `seen` (grown to the `capacity`, so that a count changed by emission reuses
+/// it; all false before and after).
+fn check_slots(dv: &[(u32, Vec3A)], n: usize, capacity: usize, seen: &mut Vec<bool>) -> Result<()> {
+    if seen.len() < capacity.max(n) {
+        seen.resize(capacity.max(n), false);
+    }
     let bad = dv.iter().position(|&(s, _)| {
         let s = s as usize;
         s >= n || std::mem::replace(&mut seen[s], true)

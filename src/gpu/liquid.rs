@@ -41,7 +41,21 @@ struct NearScratch {
 impl GpuLiquid {
     /// The liquid of `particles` on the device of `ctx`, for `params`.
     pub fn new(ctx: GpuContext, params: LiquidParams, particles: Particles) -> Result<GpuLiquid> {
-        let solver = GpuLiquidSolver::new(ctx, params.clone(), &particles)?;
+        let n = particles.len();
+        GpuLiquid::with_capacity(ctx, params, particles, n)
+    }
+
+    /// The liquid of `particles` on the device of `ctx`, for `params`, with room for
+    /// `capacity` particles (at least as many as `particles` holds) set aside on the device
+    /// and in the host copy: [`Liquid::edit_particles`] may grow it that far.
+    pub fn with_capacity(
+        ctx: GpuContext,
+        params: LiquidParams,
+        mut particles: Particles,
+        capacity: usize,
+    ) -> Result<GpuLiquid> {
+        let solver = GpuLiquidSolver::with_capacity(ctx, params.clone(), &particles, capacity)?;
+        particles.reserve(solver.capacity() - particles.len());
         Ok(GpuLiquid {
             solver,
             host: CpuLiquid::new(params, particles),
@@ -57,8 +71,13 @@ impl Liquid for GpuLiquid {
         &self.solver.params
     }
 
+    /// The device's count once it holds the particles, the host copy's before.
     fn len(&self) -> usize {
-        self.solver.len()
+        if self.solver.is_uploaded() {
+            self.solver.len()
+        } else {
+            self.host.particles.len()
+        }
     }
 
     fn particles(&self) -> &Particles {
@@ -70,19 +89,50 @@ impl Liquid for GpuLiquid {
     }
 
     fn capacity(&self) -> usize {
-        self.solver.len()
+        self.solver.capacity()
     }
 
-    // Placeholder until the device buffers are sized for a capacity (being built now).
-    fn edit_particles(&mut self, _edit: &mut dyn FnMut(&mut Particles) -> bool) -> Result<()> {
-        Err(crate::Error::Run(
-            "edit_particles on the GPU: not built yet".into(),
-        ))
+    /// Before the first step, the host copy is edited (the first step uploads it). After, the
+    /// particles come down into the host copy, are edited there and go up again (into the
+    /// buffers made at setup). After a removal or an append the grid of the last step (which
+    /// viscosity would walk) and a checkpoint's grid still pending are dropped, so the next
+    /// step builds its grid afresh, as the first step after an upload does; an edit that only
+    /// moved particles keeps the grid (as the CPU keeps its lists). The host copy stays the
+    /// state as of the edit. Past the capacity it fails (the host copy edited, the device's
+    /// particles as they were).
+    fn edit_particles(&mut self, edit: &mut dyn FnMut(&mut Particles) -> bool) -> Result<()> {
+        let uploaded = self.solver.is_uploaded();
+        if uploaded {
+            self.sync()?;
+        }
+        let changed = edit(&mut self.host.particles);
+        if changed {
+            // Whatever the host solver kept for frame 0's sums is for the particles before.
+            self.host.solver.lists.clear();
+            self.pending_grid = None;
+        }
+        let (n, capacity) = (self.host.particles.len(), self.solver.capacity());
+        if n > capacity {
+            return Err(crate::Error::Run(format!(
+                "the liquid grew to {n} particles, past the {capacity} set aside at setup"
+            )));
+        }
+        if uploaded {
+            let grid = if changed {
+                None
+            } else {
+                self.solver.download_grid_state()?
+            };
+            self.solver.upload(&self.host.particles)?;
+            if let Some((cell_of, cell_start)) = grid {
+                self.solver.upload_grid(&cell_of, &cell_start)?;
+            }
+        }
+        Ok(())
     }
 
     fn sync(&mut self) -> Result<()> {
-        self.host.particles = self.solver.download()?;
-        Ok(())
+        self.solver.download_into(&mut self.host.particles)
     }
 
     /// On the host, before the first step uploads the particles.

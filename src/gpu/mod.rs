@@ -44,12 +44,20 @@
 //! buffers from step to step, grown to the most contacts found yet: the body particles
 //! (20 B each, with their bodies), a claim per liquid particle (4 B), the contact list and
 //! its download (48 B per liquid particle and body each, with room to spare) and the impulses
-//! (20 B per touched particle). All of it is counted by
+//! (20 B per touched particle). Every per-particle buffer holds the solver's capacity (set at
+//! setup, at least the initial particles), so memory is counted per particle of the capacity.
+//! The particles come down (`Liquid::sync`, each edit of the particles) through a host-visible
+//! staging buffer of 52 B per particle of the capacity, made at the first download and kept
+//! (host memory, not counted as the device's). The rest is counted by
 //! [`GpuLiquidSolver::bytes_allocated`], and the liquid's share without a device by
-//! [`GpuLiquidSolver::bytes_needed`].
+//! [`GpuLiquidSolver::bytes_needed`] ([`GpuLiquidSolver::bytes_needed_for`] for a capacity).
 //!
-//! Besides the passes: `solver` holds the [`GpuLiquidSolver`] (buffers, uploads, the step's
-//! orchestration), `binding` makes the passes' bind groups (at setup, and again only when a
+//! Besides the passes: `solver` holds the [`GpuLiquidSolver`] (buffers, the step's
+//! orchestration), `upload` puts the particles up (any count up to the capacity its buffers
+//! were sized for at setup: every choice made from the count there, the two-part split, the
+//! tiling and the walls' partial sums, is made for the capacity, and the step's dispatches and
+//! uniform follow the current count, so emission and removal make no buffer or bind group),
+//! `binding` makes the passes' bind groups (at setup, and again only when a
 //! buffer they bind is replaced; a step makes none), `recording` records each phase, `timing` times them, `readback` reads
 //! results back, `single_pass` runs one phase alone (the per-pass tests' hooks), `grid_spec`
 //! places the grid, `tile` chooses and sizes the tiled neighbour passes (their shared WGSL is
@@ -85,6 +93,7 @@ pub(crate) mod solver;
 pub(crate) mod split;
 pub(crate) mod tile;
 pub(crate) mod timing;
+pub(crate) mod upload;
 pub(crate) mod velocity;
 pub(crate) mod viscosity;
 pub(crate) mod wall_gather;

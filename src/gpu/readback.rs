@@ -48,6 +48,7 @@ impl GpuLiquidSolver {
     /// Copy the particles back, in grid order, with their kernel sums (w of the velocities);
     /// fails when a position
     /// became non-finite, or (without a container) left the grid.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn download(&self) -> Result<Particles> {
         self.check_flags()?;
         let n = self.n as usize;
@@ -67,18 +68,94 @@ impl GpuLiquidSolver {
         })
     }
 
+    /// [`GpuLiquidSolver::download`] into `out`, its arrays reused (no allocation once they
+    /// hold the capacity), through one staging buffer kept from call to call: one submission
+    /// and one wait, however often the particles come down (each edit of the particles, each
+    /// frame). On a flagged step it fails and leaves `out` as it was.
+    pub fn download_into(&mut self, out: &mut Particles) -> Result<()> {
+        let n = self.n as u64;
+        // The flags, then the positions, start-of-step positions, velocities and ids.
+        let size = |n: u64| 16 + n * (3 * buffers::VEC4 + 4);
+        if self.staging.is_none() {
+            self.staging = Some(self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("particle download"),
+                size: size(self.capacity as u64),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        let staging = self.staging.as_ref().expect("made above");
+        let b = &self.bufs;
+        let c = self.cur;
+        let mut enc = self.ctx.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&b.flags, 0, staging, 0, 16);
+        let parts = [
+            (&b.pos[c.pos], buffers::VEC4),
+            (&b.vel[1 - c.vel], buffers::VEC4),
+            (&b.vel[c.vel], buffers::VEC4),
+            (&b.id[c.id], 4),
+        ];
+        let mut at = 16;
+        for (buf, element) in parts {
+            if n > 0 {
+                enc.copy_buffer_to_buffer(buf, 0, staging, at, n * element);
+            }
+            at += n * element;
+        }
+        self.ctx.queue.submit([enc.finish()]);
+        let flags = buffers::map_read(&self.ctx, staging, size(n), |bytes| {
+            let (flags, rest) = bytes.split_at(16);
+            let flags = bytemuck::pod_read_unaligned::<u32>(&flags[..4]);
+            if self.flag_error(flags).is_err() {
+                // `out` keeps the particles it held.
+                return flags;
+            }
+            let n = n as usize;
+            let (pos, rest) = rest.split_at(n * 16);
+            let (prev, rest) = rest.split_at(n * 16);
+            let (vel, id) = rest.split_at(n * 16);
+            let vec4 = |b: &[u8]| bytemuck::pod_read_unaligned::<[f32; 4]>(b);
+            let xyz = |v: [f32; 4]| Vec3A::new(v[0], v[1], v[2]);
+            out.pos.clear();
+            out.phase.clear();
+            for v in pos.chunks_exact(16).map(vec4) {
+                out.pos.push(xyz(v));
+                out.phase.push(v[3] as u32);
+            }
+            out.prev.clear();
+            out.prev.extend(prev.chunks_exact(16).map(|b| xyz(vec4(b))));
+            out.vel.clear();
+            out.rho.clear();
+            for v in vel.chunks_exact(16).map(vec4) {
+                out.vel.push(xyz(v));
+                out.rho.push(v[3]);
+            }
+            out.id.clear();
+            out.id
+                .extend(id.chunks_exact(4).map(bytemuck::pod_read_unaligned::<u32>));
+            flags
+        })?;
+        self.flag_error(flags)
+    }
+
     /// Fail if a pass flagged a non-finite position or (without a container) a particle
     /// outside the grid.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn check_flags(&self) -> Result<()> {
         let f: Vec<u32> = buffers::read(&self.ctx, &self.bufs.flags, 1)?;
-        if f[0] & 1 != 0 {
+        self.flag_error(f[0])
+    }
+
+    /// The error the flags `f` raise, if any.
+    fn flag_error(&self, f: u32) -> Result<()> {
+        if f & 1 != 0 {
             return Err(Error::Run(
                 "a liquid particle's position is not finite (NaN or infinity): the step is \
                  unstable; lower time.substeps' step (raise substeps) or the stiffness"
                     .into(),
             ));
         }
-        if f[0] & 2 != 0 && !self.grid.container {
+        if f & 2 != 0 && !self.grid.container {
             return Err(Error::Run(format!(
                 "the liquid left the GPU grid ({:.3?} m to {:.3?} m), which a scene without a \
                  container fixes from the initial extent; give the scene a container, or use \

@@ -10,7 +10,6 @@ use super::{
     boundary_grid, cell_index, contacts, count, density, impulses, prefix_sum, push_out,
     relaxation, scatter, split, tile, velocity, viscosity, wall_gather, wall_loads, walls,
 };
-use crate::boundary::body_grid::BoundaryParticles;
 use crate::boundary::wall_kernel::{WALL_TABLE_SAMPLES, WallKernel};
 use crate::liquid::{LiquidParams, Particles};
 use crate::timing::{Phase, PhaseTimes, Timing};
@@ -60,7 +59,12 @@ pub struct GpuLiquidSolver {
     pub(super) n_boundary: u32,
     pub(super) boundary_binned: bool,
     pub(super) cur: Cursor,
+    /// Particles the step runs over now (at most [`GpuLiquidSolver::capacity`]; an upload
+    /// sets it).
     pub(super) n: u32,
+    /// Particles the buffers hold: every choice made at setup (the two-part split, the
+    /// tiling, the walls' partial sums) holds for any count up to it.
+    pub(super) capacity: u32,
     pub(super) ncells: u32,
     pub(super) dt: f32,
     pub(super) has_grid: bool,
@@ -72,6 +76,11 @@ pub struct GpuLiquidSolver {
     pub(super) tiled: Option<u32>,
     /// The buffers of the exchange with the coupling, kept from step to step.
     pub(super) exchange: super::exchange::ExchangeBuffers,
+    /// The host-visible buffer [`GpuLiquidSolver::download_into`] maps, made at its first
+    /// call for the capacity and kept (host memory, not counted as the device's).
+    pub(super) staging: Option<wgpu::Buffer>,
+    /// The host scratch an upload fills each array into, kept from upload to upload.
+    pub(super) host_vec4: Vec<[f32; 4]>,
     /// Slots of the walls' partial sums (0 without walls).
     pub(super) wall_slots: u64,
 }
@@ -81,6 +90,7 @@ impl std::fmt::Debug for GpuLiquidSolver {
         f.debug_struct("GpuLiquidSolver")
             .field("ctx", &self.ctx)
             .field("particles", &self.n)
+            .field("capacity", &self.capacity)
             .field("grid", &self.grid)
             .finish()
     }
@@ -93,10 +103,23 @@ pub(super) fn v3(v: Vec3A) -> [f32; 3] {
 
 impl GpuLiquidSolver {
     /// A solver for `params` sized for the particles `p` (uploaded before the first step).
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn new(ctx: GpuContext, params: LiquidParams, p: &Particles) -> Result<GpuLiquidSolver> {
+        GpuLiquidSolver::with_capacity(ctx, params, p, p.len())
+    }
+
+    /// A solver for `params` with the particles `p` (uploaded before the first step), its
+    /// buffers sized for `capacity` particles (at least as many as `p` holds): any later upload
+    /// of up to that many runs without a buffer or bind group made.
+    pub fn with_capacity(
+        ctx: GpuContext,
+        params: LiquidParams,
+        p: &Particles,
+        capacity: usize,
+    ) -> Result<GpuLiquidSolver> {
         let grid = GridSpec::new(&params, p)?;
-        let n = u32::try_from(p.len())
-            .map_err(|_| Error::input("more than 2^32 particles cannot run on the GPU"))?;
+        let n = count_of(p.len())?;
+        let capacity = count_of(capacity.max(p.len()))?;
         let ncells = grid.cells();
         let wall_kernel = params
             .boundary
@@ -106,14 +129,18 @@ impl GpuLiquidSolver {
         let walls = wall_kernel.is_some();
         let binding = binding_bytes(&ctx.limits);
         let tiled = (tile::enabled(&ctx.limits)?
-            && wall_gather::WallPartials::tiles_fit(walls, n, grid.dims, binding))
+            && wall_gather::WallPartials::tiles_fit(walls, capacity, grid.dims, binding))
         .then(|| tile::workgroups(grid.dims));
-        let wall_slots =
-            wall_gather::WallPartials::new(wall_kernel.is_some(), n, grid.dims, tiled.is_some())
-                .slots;
+        let wall_slots = wall_gather::WallPartials::new(
+            wall_kernel.is_some(),
+            capacity,
+            grid.dims,
+            tiled.is_some(),
+        )
+        .slots;
         let bufs = LiquidBuffers::new(
             &ctx,
-            n as u64,
+            capacity as u64,
             ncells as u64,
             params.phases.len().max(1) as u64,
             wall_kernel.as_ref().map_or(0, wall_entries),
@@ -135,7 +162,7 @@ impl GpuLiquidSolver {
         }
         let boundary = BoundaryBuffers::new(&ctx, 0, 0)?;
         // The per-particle arrays go in two parts where they exceed one storage binding.
-        let two = split::two_parts(n as u64, ctx.limits.max_storage_buffer_binding_size);
+        let two = split::two_parts(capacity as u64, ctx.limits.max_storage_buffer_binding_size);
         if two {
             split::check_bindings(&ctx.limits, &ctx.info.name)?;
         }
@@ -204,6 +231,7 @@ impl GpuLiquidSolver {
             boundary_binned: true,
             cur: Cursor::default(),
             n,
+            capacity,
             ncells,
             dt: f32::NAN,
             has_grid: false,
@@ -212,6 +240,8 @@ impl GpuLiquidSolver {
             gp: GpuParams::default(),
             tiled,
             exchange: super::exchange::ExchangeBuffers::new(),
+            staging: None,
+            host_vec4: Vec::new(),
             wall_slots,
         };
         s.bind_passes();
@@ -225,13 +255,20 @@ impl GpuLiquidSolver {
     /// [`GpuLiquidSolver::bytes_allocated`] counts them, without a device (the walls' partial
     /// sums for the tiled passes where the knob asks for them).
     pub fn bytes_needed(params: &LiquidParams, p: &Particles) -> Result<u64> {
+        GpuLiquidSolver::bytes_needed_for(params, p, p.len())
+    }
+
+    /// [`GpuLiquidSolver::bytes_needed`] for a solver whose buffers hold `capacity` particles
+    /// (at least as many as `p` holds), as [`GpuLiquidSolver::with_capacity`] allocates them.
+    pub fn bytes_needed_for(params: &LiquidParams, p: &Particles, capacity: usize) -> Result<u64> {
+        let capacity = capacity.max(p.len());
         let grid = GridSpec::new(params, p)?;
         let ncells = grid.cells();
         let walls = params.boundary.walls.is_some();
         let table = params.boundary.walls.as_ref().map_or(0, |_| {
             wall_entries(&WallKernel::new(params.spacing, params.h))
         });
-        let n = u32::try_from(p.len()).unwrap_or(u32::MAX);
+        let n = u32::try_from(capacity).unwrap_or(u32::MAX);
         // Tiled where the knob asks and the partial sums fit a binding of wgpu's defaults.
         let limits = wgpu::Limits::default();
         let binding = split::binding_limit(limits.max_storage_buffer_binding_size)?;
@@ -239,7 +276,7 @@ impl GpuLiquidSolver {
             tile::wanted()? && wall_gather::WallPartials::tiles_fit(walls, n, grid.dims, binding);
         let slots = wall_gather::WallPartials::new(walls, n, grid.dims, tiled).slots;
         Ok(buffers::liquid_bytes(
-            p.len() as u64,
+            capacity as u64,
             ncells as u64,
             params.phases.len().max(1) as u64,
             table,
@@ -284,12 +321,17 @@ impl GpuLiquidSolver {
     pub fn set_tiled(&mut self, on: bool) -> Result<()> {
         let walls = self.params.boundary.walls.is_some();
         let binding = binding_bytes(&self.ctx.limits);
-        let fit = wall_gather::WallPartials::tiles_fit(walls, self.n, self.grid.dims, binding);
+        let fit =
+            wall_gather::WallPartials::tiles_fit(walls, self.capacity, self.grid.dims, binding);
         self.tiled =
             (on && tile::fits(&self.ctx.limits) && fit).then(|| tile::workgroups(self.grid.dims));
         // The tiled relaxation gathers the walls' loads per segment: as many slots.
-        let slots =
-            wall_gather::WallPartials::new(walls, self.n, self.grid.dims, self.tiled.is_some());
+        let slots = wall_gather::WallPartials::new(
+            walls,
+            self.capacity,
+            self.grid.dims,
+            self.tiled.is_some(),
+        );
         if slots.slots > self.wall_slots {
             let b = &mut self.bufs;
             b.bytes -= buffers::storage_size(b.wall_partials.size());
@@ -324,14 +366,19 @@ impl GpuLiquidSolver {
             + self.exchange.bytes()
     }
 
-    /// GPU bytes per liquid particle.
+    /// GPU bytes per liquid particle the buffers hold (per particle of the capacity).
     pub fn bytes_per_particle(&self) -> f64 {
-        self.bytes_allocated() as f64 / (self.n.max(1)) as f64
+        self.bytes_allocated() as f64 / (self.capacity.max(1)) as f64
     }
 
     /// Number of particles.
     pub fn len(&self) -> usize {
         self.n as usize
+    }
+
+    /// The most particles the buffers hold (set at setup).
+    pub fn capacity(&self) -> usize {
+        self.capacity as usize
     }
 
     /// Whether particles have been uploaded.
@@ -397,105 +444,6 @@ impl GpuLiquidSolver {
         }
         self.gp = gp;
         self.dt = dt;
-    }
-
-    /// Copy particles to the GPU (in any order; the next grid build sorts them).
-    pub fn upload(&mut self, p: &Particles) -> Result<()> {
-        if p.len() != self.n as usize {
-            return Err(Error::Run(format!(
-                "the GPU solver holds {} particles, not {}",
-                self.n,
-                p.len()
-            )));
-        }
-        let q = &self.ctx.queue;
-        let pos: Vec<[f32; 4]> = p
-            .pos
-            .iter()
-            .zip(&p.phase)
-            .map(|(x, &ph)| [x.x, x.y, x.z, ph as f32])
-            .collect();
-        let prev: Vec<[f32; 4]> = p
-            .prev
-            .iter()
-            .zip(&p.phase)
-            .map(|(x, &ph)| [x.x, x.y, x.z, ph as f32])
-            .collect();
-        let vel: Vec<[f32; 4]> = p
-            .vel
-            .iter()
-            .zip(&p.rho)
-            .map(|(v, &rho)| [v.x, v.y, v.z, rho])
-            .collect();
-        self.cur = Cursor::default();
-        if self.n > 0 {
-            q.write_buffer(&self.bufs.pos[0], 0, bytemuck::cast_slice(&pos));
-            q.write_buffer(&self.bufs.vel[1], 0, bytemuck::cast_slice(&prev));
-            q.write_buffer(&self.bufs.vel[0], 0, bytemuck::cast_slice(&vel));
-            q.write_buffer(&self.bufs.id[0], 0, bytemuck::cast_slice(&p.id));
-        }
-        q.write_buffer(&self.bufs.flags, 0, &[0u8; 16]);
-        self.has_grid = false;
-        self.uploaded = true;
-        Ok(())
-    }
-
-    /// Put up a grid that [`GpuLiquidSolver::download_grid_state`] gave, for the particles just
-    /// uploaded in the order it gave them: the next step's viscosity walks it instead of a
-    /// grid rebuilt from the current positions, as an unbroken run does.
-    pub fn upload_grid(&mut self, cell_of: &[u32], cell_start: &[u32]) -> Result<()> {
-        if cell_of.len() != self.n as usize || cell_start.len() != self.ncells as usize + 1 {
-            return Err(Error::input(format!(
-                "checkpoint.bin: its GPU grid has {} particles and {} cells, the scene {} and {}; fix: start the run over with --overwrite",
-                cell_of.len(),
-                cell_start.len().saturating_sub(1),
-                self.n,
-                self.ncells
-            )));
-        }
-        if self.n > 0 {
-            let q = &self.ctx.queue;
-            q.write_buffer(&self.bufs.cell_of, 0, bytemuck::cast_slice(cell_of));
-            q.write_buffer(&self.bufs.cell_start, 0, bytemuck::cast_slice(cell_start));
-            self.has_grid = true;
-        }
-        Ok(())
-    }
-
-    /// Upload this step's body boundary particles (world positions and weights, in the CPU's
-    /// order); the next density pass bins them first. Buffers are allocated on the first
-    /// upload of any, so a scene without bodies has none.
-    pub fn set_boundary(&mut self, b: &BoundaryParticles) -> Result<()> {
-        let nb = u32::try_from(b.len())
-            .map_err(|_| Error::input("more than 2^32 body boundary particles"))?;
-        let grown = nb as u64 > self.boundary.capacity;
-        if grown {
-            self.boundary = BoundaryBuffers::new(&self.ctx, nb as u64, self.ncells as u64)?;
-            self.boundary_prefix = Some(prefix_sum::PrefixSum::new(
-                &self.ctx,
-                &self.bufs.cell_count,
-                &self.boundary.cell_start,
-                self.ncells + 1,
-            )?);
-            self.bind_boundary();
-        }
-        if nb > 0 {
-            let data: Vec<[f32; 4]> = b
-                .pos
-                .iter()
-                .zip(&b.weight)
-                .map(|(x, &w)| [x.x, x.y, x.z, w])
-                .collect();
-            self.ctx
-                .queue
-                .write_buffer(&self.boundary.input, 0, bytemuck::cast_slice(&data));
-        }
-        if grown || nb != self.n_boundary {
-            self.n_boundary = nb;
-            self.write_params(self.dt);
-        }
-        self.boundary_binned = nb == 0;
-        Ok(())
     }
 
     pub(super) fn ensure_dt(&mut self, dt: f32) {
@@ -631,6 +579,11 @@ impl GpuLiquidSolver {
         self.has_grid = true;
         Ok(())
     }
+}
+
+/// A particle count as the device counts them (below 2^32).
+fn count_of(n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| Error::input("more than 2^32 particles cannot run on the GPU"))
 }
 
 /// Bytes one storage buffer of the device with `limits` binds whole.

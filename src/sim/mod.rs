@@ -271,7 +271,7 @@ impl Simulation {
             let params = sim.liquid.params().clone();
             // The walls' tally a checkpoint restored goes with the liquid to the device.
             let walls = sim.liquid.wall_loads()?;
-            sim.liquid = Box::new(GpuLiquid::new(ctx, params, particles)?);
+            sim.liquid = Box::new(GpuLiquid::with_capacity(ctx, params, particles, capacity)?);
             if let Some(t) = walls {
                 sim.liquid.restore_wall_loads(t)?;
             }
