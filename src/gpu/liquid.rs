@@ -39,12 +39,6 @@ struct NearScratch {
 }
 
 impl GpuLiquid {
-    /// The liquid of `particles` on the device of `ctx`, for `params`.
-    pub fn new(ctx: GpuContext, params: LiquidParams, particles: Particles) -> Result<GpuLiquid> {
-        let n = particles.len();
-        GpuLiquid::with_capacity(ctx, params, particles, n)
-    }
-
     /// The liquid of `particles` on the device of `ctx`, for `params`, with room for
     /// `capacity` particles (at least as many as `particles` holds) set aside on the device
     /// and in the host copy: [`Liquid::edit_particles`] may grow it that far.
