@@ -129,13 +129,15 @@ pub fn run(args: CheckArgs) -> Result<()> {
         footprint::mib(fp.gpu_device_bytes),
         footprint::mib((particles.len() * 32) as f64)
     );
+    // The GPU's buffers hold every particle the run can have (the emitters' too).
+    let capacity = particles.len() + emitted as usize;
     if !particles.is_empty() {
-        let _ = match crate::gpu::GpuLiquidSolver::bytes_needed(params, particles) {
+        let _ = match crate::gpu::GpuLiquidSolver::bytes_needed_for(params, particles, capacity) {
             Ok(b) => writeln!(
                 o,
                 "  GPU memory         {} ({:.1} B per particle: the GPU backend's buffers, counted as bench counts them; bodies add 40 B per boundary particle)",
                 footprint::mib(b as f64),
-                b as f64 / particles.len() as f64
+                b as f64 / capacity as f64
             ),
             Err(e) => writeln!(
                 o,
@@ -145,7 +147,7 @@ pub fn run(args: CheckArgs) -> Result<()> {
         let _ = writeln!(
             o,
             "  GPU bindings       {}",
-            crate::gpu::split::check_line(particles.len() as u64)
+            crate::gpu::split::check_line(capacity as u64)
         );
     }
     let bodies = build::bodies(&loaded, liquid.spacing)?;

@@ -68,18 +68,6 @@ impl Nozzle {
     }
 }
 
-/// Two unit vectors spanning the plane normal to `dir`: the first is `y x dir` (horizontal for
-/// any jet not along y; x for a vertical jet), the second `dir x first`.
-pub fn plane_axes(dir: DVec3) -> (DVec3, DVec3) {
-    let first = DVec3::Y.cross(dir);
-    let first = if first.length_squared() < 1e-12 {
-        DVec3::X
-    } else {
-        first.normalize()
-    };
-    (first, dir.cross(first).normalize())
-}
-
 /// The sites of one layer across `nozzle` in the plane of `(e1, e2)` at `spacing`: the
 /// cell-centred square lattice of the nozzle's bounding square, kept where the centre lies in
 /// the cross-section (every site of a rectangle whose sides are multiples of the spacing).
@@ -153,8 +141,9 @@ mod tests {
     use super::*;
 
     fn jet(nozzle: Nozzle, spacing: f64) -> Emitter {
+        // The nozzle's plane for a jet along x: z (as `y x dir` gives it, up to sign) and y.
         let dir = DVec3::new(1.0, 0.0, 0.0);
-        let (e1, e2) = plane_axes(dir);
+        let (e1, e2) = (DVec3::new(0.0, 0.0, -1.0), DVec3::Y);
         let sites = layer_sites(nozzle, e1, e2, spacing);
         let n = sites.len() as f64;
         Emitter {

@@ -3,7 +3,7 @@
 //! by `validate`, all reporting one [`Problem`] type), reading the TOML (its bracket depth
 //! bounded first, `nesting`) and applying `--set`
 //! overrides. Nothing here imports the physics except `rigid::Integrator`, whose names a body
-//! table is checked against, `liquid::emitter::plane_axes` (the plane a nozzle spans), and the solids `liquid_shape` makes of `shape` tables (meshes
+//! table is checked against, and the solids `liquid_shape` makes of `shape` tables (meshes
 //! read through `output::mesh_files`; a shaped liquid block is posed, and its bounds checked,
 //! as the scene is loaded); `sim::build` turns a loaded scene into physics input.
 pub(crate) mod body;

@@ -1,11 +1,10 @@
 //! The liquid's sources and sinks: `[[emitter]]` tables (a nozzle that lets liquid in at a set
 //! speed) and `[[outlet]]` tables (a region whose liquid leaves the run), each with its checks
-//! against the container and the liquid blocks; `liquid::emitter` and `liquid::outlet` do
-//! the work.
+//! against the container and the liquid blocks, and the plane a nozzle spans;
+//! `liquid::emitter` and `liquid::sources` do the work.
 use super::liquid::{Container, LiquidBlock};
 use super::locate::KeyPath;
 use super::problem::{Checked, fail, finite3};
-use crate::liquid::emitter::plane_axes;
 use glam::DVec3;
 use serde::{Deserialize, Serialize};
 
@@ -89,6 +88,18 @@ pub struct OutletSpec {
     /// The depth of a face's slab, m (none: two particle spacings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depth: Option<f64>,
+}
+
+/// Two unit vectors spanning the plane normal to `dir`: the first is `y x dir` (horizontal for
+/// any jet not along y; x for a vertical jet), the second `dir x first`.
+pub fn plane_axes(dir: DVec3) -> (DVec3, DVec3) {
+    let first = DVec3::Y.cross(dir);
+    let first = if first.length_squared() < 1e-12 {
+        DVec3::X
+    } else {
+        first.normalize()
+    };
+    (first, dir.cross(first).normalize())
 }
 
 impl NozzleSpec {

@@ -1,8 +1,9 @@
 //! The run's emitters and outlets from their scene tables: a nozzle's layer of lattice sites
 //! and its schedule (the layer interval that gives the flow `A v`, the stop time, the layers a
 //! volume takes), and each outlet's box.
-use crate::liquid::emitter::{Emitter, Nozzle, layer_sites, plane_axes};
+use crate::liquid::emitter::{Emitter, Nozzle, layer_sites};
 use crate::liquid::sources::{Outlet, Sources};
+use crate::scene::sources::plane_axes;
 use crate::scene::{NozzleSpec, Scene};
 use glam::{DVec3, Vec3A};
 
