@@ -249,17 +249,19 @@ impl GpuLiquidSolver {
         Ok(s)
     }
 
-    /// Bytes of GPU memory the liquid of `params` with the particles `p` needs before any
-    /// body boundary particle: every buffer [`GpuLiquidSolver::new`] allocates (the body
-    /// boundary particles' placeholders among them), counted as
-    /// [`GpuLiquidSolver::bytes_allocated`] counts them, without a device (the walls' partial
-    /// sums for the tiled passes where the knob asks for them).
+    /// Bytes of GPU memory the liquid of `params` with the particles `p` needs (for tests: with
+    /// room for just them); see [`GpuLiquidSolver::bytes_needed_for`].
+    #[cfg(test)]
     pub fn bytes_needed(params: &LiquidParams, p: &Particles) -> Result<u64> {
         GpuLiquidSolver::bytes_needed_for(params, p, p.len())
     }
 
-    /// [`GpuLiquidSolver::bytes_needed`] for a solver whose buffers hold `capacity` particles
-    /// (at least as many as `p` holds), as [`GpuLiquidSolver::with_capacity`] allocates them.
+    /// Bytes of GPU memory the liquid of `params` with the particles `p` needs, with room for
+    /// `capacity` particles (at least as many as `p` holds), before any body boundary
+    /// particle: every buffer [`GpuLiquidSolver::with_capacity`] allocates (the body boundary
+    /// particles' placeholders among them), counted as [`GpuLiquidSolver::bytes_allocated`]
+    /// counts them, without a device (the walls' partial sums for the tiled passes where the
+    /// knob asks for them).
     pub fn bytes_needed_for(params: &LiquidParams, p: &Particles, capacity: usize) -> Result<u64> {
         let capacity = capacity.max(p.len());
         let grid = GridSpec::new(params, p)?;
