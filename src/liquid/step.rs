@@ -77,8 +77,11 @@ impl LiquidSolver {
         self.grid.reserve(n);
         if let Some(w) = &self.params.boundary.walls {
             let span = ((w.hi - w.lo) / self.params.h).floor() + Vec3A::ONE;
-            let cells = (span.x as f64 * span.y as f64 * span.z as f64) as usize + 1;
-            self.grid.reserve_cells(cells.min(super::grid::MAX_CELLS));
+            // In f64 and bounded before it becomes a count: a vast container (a step refused
+            // later) must not overflow it.
+            let cells = (span.x as f64 * span.y as f64 * span.z as f64 + 1.0)
+                .min(super::grid::MAX_CELLS as f64);
+            self.grid.reserve_cells(cells as usize);
         }
         self.lists.reserve(n);
         self.buffers.reserve(n);

@@ -512,17 +512,37 @@ mod tests {
         };
         assert!(decode(&relabel(9)).unwrap_err().contains("version 9"));
         assert!(decode(&relabel(1)).unwrap_err().contains("older sphrigid"));
-        // Version 3 (no loads) and version 2 files (no header checksum either) are still
-        // read: a version 4 file without loads, less the loads' two counts at its end.
+        // Version 4 (no sources' state), version 3 (no loads either) and version 2 files (no
+        // header checksum either) are still read: a version 5 file without loads or sources,
+        // less the sources' count (and the loads' two counts) at its end.
         let c = Checkpoint {
             loads: [Vec::new(), Vec::new()],
             sources: Vec::new(),
             ..sample()
         };
-        let v4 = encode(&c);
+        let v5 = encode(&c);
         let hl = size_of::<Header>();
-        let payload = &v4[hl..v4.len() - 16];
-        let h: Header = bytemuck::pod_read_unaligned(&v4[..hl]);
+        let relabelled = |version: u32, payload: &[u8]| {
+            let h: Header = bytemuck::pod_read_unaligned(&v5[..hl]);
+            let mut h = Header {
+                v2: HeaderV2 {
+                    version,
+                    payload_crc: crc32fast::hash(payload),
+                    ..h.v2
+                },
+                ..h
+            };
+            h.header_crc = h.crc();
+            let mut b = bytemuck::bytes_of(&h).to_vec();
+            b.extend_from_slice(payload);
+            b
+        };
+        let v4 = relabelled(4, &v5[hl..v5.len() - 8]);
+        let back = decode(&v4).unwrap();
+        assert_eq!((back.steps, &back.particles), (c.steps, &c.particles));
+        assert!(back.sources.is_empty());
+        let payload = &v5[hl..v5.len() - 24];
+        let h: Header = bytemuck::pod_read_unaligned(&v5[..hl]);
         let old = HeaderV2 {
             payload_crc: crc32fast::hash(payload),
             ..h.v2

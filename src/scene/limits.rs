@@ -1,6 +1,7 @@
 //! Limits on scene values beyond their types: sizes that would take too long or too much
 //! memory before anything is allocated (blocks, bodies, kernel radius in spacings, substeps,
-//! relaxation passes), physical ranges (frame rate, densities, stiffness, initial speeds),
+//! relaxation passes), physical ranges (frame rate, densities, stiffness, initial speeds, places within a thousand
+//! km of the origin),
 //! bodies placed inside the container, at least one thing to simulate, and arrays written with
 //! exactly the length their key reads.
 use super::locate::KeyPath;
@@ -29,6 +30,9 @@ pub const MAX_SPEED: f64 = 1e5;
 pub const MAX_ANGULAR_SPEED: f64 = 1e6;
 /// The largest gravity, m/s^2 (a hundred thousand g; more overflows a body's step).
 pub const MAX_GRAVITY: f64 = 1e6;
+/// The largest coordinate of a place in a scene, m (a thousand km: far past any tank, and
+/// well inside what the frames' f32 coordinates hold).
+pub const MAX_COORDINATE: f64 = 1e6;
 
 fn norm(v: &[f64; 3]) -> f64 {
     v.iter().map(|x| x * x).sum::<f64>().sqrt()
@@ -67,9 +71,64 @@ fn initial_speed(p: &KeyPath, velocity: &[f64; 3]) -> Checked {
     Ok(())
 }
 
+/// A place at `p` (a corner, a position) no farther than [`MAX_COORDINATE`] from the origin
+/// along any axis.
+fn place(p: KeyPath, at: &[f64]) -> Checked {
+    if at.iter().any(|x| x.abs() > MAX_COORDINATE) {
+        return fail(
+            p,
+            format!(
+                "{:?} lies more than {MAX_COORDINATE:e} m from the origin",
+                at.iter().map(|&x| Shown(x)).collect::<Vec<_>>()
+            ),
+            "give places in m within a thousand km of the origin",
+        );
+    }
+    Ok(())
+}
+
+/// Every place the scene names within [`MAX_COORDINATE`] of the origin.
+fn places(scene: &Scene, root: &KeyPath) -> Checked {
+    if let Some(c) = &scene.container {
+        place(root.key("container").key("min"), &c.min)?;
+        place(root.key("container").key("max"), &c.max)?;
+    }
+    for (i, b) in scene.liquid.iter().enumerate() {
+        let p = root.key("liquid").index(i);
+        for (key, v) in [
+            ("min", b.min),
+            ("max", b.max),
+            ("position", Some(b.position)),
+        ] {
+            if let Some(v) = v {
+                place(p.key(key), &v)?;
+            }
+        }
+    }
+    for (i, b) in scene.body.iter().enumerate() {
+        place(root.key("body").index(i).key("position"), &b.position)?;
+    }
+    for (i, e) in scene.emitter.iter().enumerate() {
+        place(root.key("emitter").index(i).key("position"), &e.position)?;
+    }
+    for (i, o) in scene.outlet.iter().enumerate() {
+        let p = root.key("outlet").index(i);
+        for (key, v) in [("min", o.min), ("max", o.max)] {
+            if let Some(v) = v {
+                place(p.key(key), &v)?;
+            }
+        }
+    }
+    for (i, g) in scene.gauge.iter().enumerate() {
+        place(root.key("gauge").index(i).key("at"), &g.at)?;
+    }
+    Ok(())
+}
+
 /// Check the limits of a scene whose tables have passed their own checks.
 pub fn check(scene: &Scene) -> Checked {
     let root = KeyPath::new();
+    places(scene, &root)?;
     if scene.liquid.is_empty() && scene.body.is_empty() {
         return fail(
             root.key("liquid"),

@@ -120,6 +120,24 @@ impl EmitterSpec {
         d.map(|x| x / n)
     }
 
+    /// At most how many particles it emits by time `end` at `spacing`, estimated without
+    /// making them: the volume it lets in over its window (or its `volume`) in particles, and
+    /// one layer more (a layer holds at most the lattice points of the nozzle's bounding
+    /// rectangle).
+    pub fn particles_bound(&self, spacing: f64, end: f64) -> f64 {
+        let (a, b) = match self.shape {
+            NozzleSpec::Circle { radius } => (2.0 * radius, 2.0 * radius),
+            NozzleSpec::Rectangle { size } => (size[0], size[1]),
+        };
+        let layer = (a / spacing).ceil().max(1.0) * (b / spacing).ceil().max(1.0);
+        let until = self.stop.unwrap_or(f64::INFINITY).min(end);
+        let mut volume = self.shape.area() * self.speed * (until - self.start).max(0.0);
+        if let Some(v) = self.volume {
+            volume = volume.min(v);
+        }
+        volume / spacing.powi(3) + layer
+    }
+
     /// How far the nozzle and its particles (of radius `spacing / 2`) reach from its centre
     /// along each world axis, m.
     pub fn half_extent(&self, spacing: f64) -> [f64; 3] {

@@ -42,7 +42,7 @@ pub struct Footprint {
     pub gpu_device_bytes: f64,
 }
 
-/// The particles the emitters of a validated scene add by the end of its run.
+/// At most the particles the emitters of a validated scene add by the end of its run.
 pub fn emitted(scene: &Scene) -> f64 {
     let Some(first) = scene.liquid.first() else {
         return 0.0;
@@ -50,9 +50,14 @@ pub fn emitted(scene: &Scene) -> f64 {
     if scene.emitter.is_empty() {
         return 0.0;
     }
-    let (s, h) = (first.spacing, first.spacing * first.kernel_radius);
+    // Estimated from the nozzles' areas (within a layer of the count), so that a scene that
+    // would emit too many is refused before any layer is made.
     let end = super::source_setup::end_time(scene, scene.time.frames);
-    super::source_setup::sources(scene, s, h, 0).emitted_by(end) as f64
+    scene
+        .emitter
+        .iter()
+        .map(|e| e.particles_bound(first.spacing, end))
+        .sum()
 }
 
 impl Footprint {

@@ -113,14 +113,17 @@ pub struct LcpTally {
 }
 
 impl Simulation {
-    /// Set up a validated scene's liquid at time zero on the CPU, without its bodies, settled
-    /// (unless the scene says `[solver] settle = false`).
+    /// Set up a validated scene's liquid at time zero on the CPU, with its emitters and
+    /// outlets but without its bodies, settled (unless the scene says `[solver] settle =
+    /// false`).
     pub fn new(scene: &Scene) -> Simulation {
         let liquid = build::liquid(scene);
         let plan = liquid.settle;
         let mut sim = Simulation::with_liquid(liquid, scene);
+        sim.set_up_sources(scene);
         sim.settle(scene, plan)
             .expect("the CPU liquid settles without failing");
+        sim.reserve_for_sources(scene);
         sim
     }
 
@@ -159,6 +162,24 @@ impl Simulation {
                 plan.steps
             ))
         })
+    }
+
+    /// The scene's emitters and outlets, for the particles made so far (their ids below the
+    /// emitters' first).
+    fn set_up_sources(&mut self, scene: &Scene) {
+        let p = self.liquid.params();
+        let (s, h, next_id) = (p.spacing as f64, p.h as f64, self.particles().next_id());
+        self.sources = source_setup::sources(scene, s, h, next_id);
+    }
+
+    /// Set aside room for every particle the emitters add by the end of the run (the scene's
+    /// `time.frames`); the most particles the run holds.
+    fn reserve_for_sources(&mut self, scene: &Scene) -> usize {
+        let end = source_setup::end_time(scene, scene.time.frames);
+        let to_come = self.sources.emitted_by(end) - self.sources.state.emitted;
+        let capacity = self.liquid.len() + to_come as usize;
+        self.liquid.reserve(capacity);
+        capacity
     }
 
     /// Set up the built liquid of `scene` at time zero on the CPU, without its bodies.
@@ -234,9 +255,7 @@ impl Simulation {
         sim.bodies = build::bodies(loaded, spacing)?;
         sim.removed_inside_bodies =
             crate::coupling::inside::remove_liquid_inside(sim.liquid.particles_mut(), &sim.bodies);
-        let p = sim.liquid.params();
-        let (s, h, next_id) = (p.spacing as f64, p.h as f64, sim.particles().next_id());
-        sim.sources = source_setup::sources(scene, s, h, next_id);
+        sim.set_up_sources(scene);
         if !sim.bodies.is_empty() {
             let mut coupler = Coupler::new(&sim.bodies, &build::coupling(&scene.coupling));
             coupler.joints = crate::sim::joint_setup::joints(loaded, &sim.bodies)?;
@@ -258,11 +277,7 @@ impl Simulation {
                 Default::default()
             }
         };
-        // Room for every particle the emitters add by the end of the run, set aside now.
-        let end = source_setup::end_time(scene, scene.time.frames);
-        let capacity =
-            sim.liquid.len() + (sim.sources.emitted_by(end) - sim.sources.state.emitted) as usize;
-        sim.liquid.reserve(capacity);
+        let capacity = sim.reserve_for_sources(scene);
         if backend == Backend::Gpu {
             let ctx = GpuContext::new(AdapterKind::Any)?.ok_or_else(|| {
                 Error::input("--backend gpu: no GPU adapter found; fix: use --backend cpu or auto")

@@ -329,3 +329,14 @@ fn a_scene_step_past_the_cfl_bound_warns_and_strict_cfl_refuses_it() {
         "{err}"
     );
 }
+
+#[test]
+fn a_place_past_a_thousand_km_is_refused() {
+    // 1e300 is finite, but the frames' f32 coordinates would hold it as infinity.
+    let dir = tempfile::tempdir().unwrap();
+    check_bad(
+        dir.path(),
+        &GOOD.replace("max = [0.1, 0.1, 0.1]", "max = [0.1, 0.1, 1e300]"),
+        &["container.max", "thousand km", "bad.toml:7"],
+    );
+}

@@ -1,15 +1,28 @@
-//! A shaped block: the sphere of water of `scenes/liquid_sphere.toml` falls into the empty
-//! tank, reaches the floor and splashes out wider than it was, every particle inside the walls.
+//! A shaped block: the sphere of water of `scenes/liquid_sphere.toml`, from the primitive and
+//! from a closed mesh (`scenes/meshes/icosphere.obj`), falls into the empty tank, reaches the
+//! floor and splashes out wider than it was, every particle inside the walls.
 use crate::common;
 use glam::Vec3A;
 
 #[test]
 fn a_sphere_of_water_splashes_on_the_tank_floor_inside_the_walls() {
+    splashes(&[]);
+}
+
+#[test]
+fn a_sphere_of_water_from_a_mesh_splashes_on_the_tank_floor_inside_the_walls() {
+    // The unit icosphere scaled to the primitive's radius.
+    let mesh = r#"liquid.0.shape={ type = "mesh", path = "meshes/icosphere.obj", scale = 0.06 }"#;
+    splashes(&[mesh.to_string()]);
+}
+
+/// Run the scene with `sets` for 0.3 s and check the splash.
+fn splashes(sets: &[String]) {
     // The scene's tank, sphere and spacing (scenes/liquid_sphere.toml).
     let (lo, hi) = (Vec3A::ZERO, Vec3A::new(0.4, 0.3, 0.4));
     let (radius, s) = (0.06f32, 0.01f32);
     // 0.3 s at 30 fps: the sphere's bottom, 0.14 m up, lands at 0.17 s.
-    let sim = common::run_scene_without_leaks("liquid_sphere.toml", &[], 9, |sim, frame| {
+    let sim = common::run_scene_without_leaks("liquid_sphere.toml", sets, 9, |sim, frame| {
         let p = &sim.particles().pos;
         // The walls stand half a spacing (a particle's radius) inside the container, and the
         // step projects any centre beyond them onto them: no centre lies closer than half a

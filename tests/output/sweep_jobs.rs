@@ -400,7 +400,7 @@ fn run_metrics_hold_the_energy_and_leak_check_of_every_frame() {
     assert_eq!(
         lines.next(),
         Some(
-            "frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle,lcp_unsolved,lcp_residual"
+            "frame,time,kinetic,potential,energy,leak_depth,leak_body,leak_particle,lcp_unsolved,lcp_residual,particles,emitted,removed,liquid_mass"
         )
     );
     let loaded = scene::load(&scene, &[]).unwrap();
@@ -421,6 +421,10 @@ fn run_metrics_hold_the_energy_and_leak_check_of_every_frame() {
         assert_eq!(f[5].parse::<f64>().unwrap(), leak.map_or(0.0, |l| l.depth));
         assert_eq!(f[6], leak.map_or("", |_| "box"));
         assert_eq!(f[7], leak.map_or(String::new(), |l| l.id.to_string()));
+        // No emitter or outlet: every particle of time 0, none added or removed.
+        assert_eq!(f[10], sim.particles().len().to_string());
+        assert_eq!((f[11], f[12]), ("0", "0"));
+        assert_eq!(f[13].parse::<f64>().unwrap(), sim.liquid_mass());
     }
     assert!(lines.next().is_none());
 }
