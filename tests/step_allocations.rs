@@ -78,7 +78,7 @@ fn steady_steps_allocate_at_most_their_scenes_bound() {
         // outlet removes in place; the tap's only allocations (0.2 a step) are the ball's
         // liquid contact lists growing to their high-water mark as the water reaches it.
         ("scenes/tap.toml", 4, 1),
-        ("scenes/channel.toml", 45, 0),
+        ("scenes/channel.toml", 18, 0),
     ];
     let mut over = Vec::new();
     for (file, frames, per_step) in scenes {
