@@ -134,16 +134,16 @@ impl Sources {
         self.emitters.iter().map(|e| e.particles_by(t)).sum()
     }
 
-    /// Whether this step (ending at time `t`) has work: a particle in an outlet, a held
-    /// layer, or a layer due.
-    pub fn due(&self, p: &Particles, t: f64) -> bool {
-        let held = self.state.emitters.iter().any(|s| !s.held.is_empty());
-        let due = self
-            .emitters
-            .iter()
-            .zip(&self.state.emitters)
-            .any(|(e, s)| e.layers_due(t) > s.layers);
-        held || due || (!self.outlets.is_empty() && self.any_in_outlet(p))
+    /// Whether a step ending at time `t` has nothing to do without looking at the particles:
+    /// no outlet, no held layer and no layer due (then the backend is not asked for them; on
+    /// a device that saves a download and an upload).
+    pub fn idle(&self, t: f64) -> bool {
+        self.outlets.is_empty()
+            && self
+                .emitters
+                .iter()
+                .zip(&self.state.emitters)
+                .all(|(e, s)| s.held.is_empty() && e.layers_due(t) == s.layers)
     }
 
     fn any_in_outlet(&self, p: &Particles) -> bool {

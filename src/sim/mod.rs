@@ -377,7 +377,7 @@ impl Simulation {
         }
         self.steps += 1;
         self.time = self.steps as f64 * self.dt;
-        if !self.sources.is_empty() {
+        if !self.sources.is_empty() && !self.sources.idle(self.time) {
             let (sources, t) = (&mut self.sources, self.time);
             self.times.time(Phase::Sources, || {
                 self.liquid.edit_particles(&mut |p| sources.apply(p, t))
