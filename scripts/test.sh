@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need on a fresh Debian machine (lavapipe for the GPU
-# tests, GNU parallel for the sweep test, meshio, usd-core and Blender's bpy for the export and
-# add-on tests), then runs every test, the quick tier and the validation tier, for real:
-# a test whose client is missing fails rather than skips. `.ci/run` calls this script.
+# tests, GNU parallel for this script's jobs and the sweep test, meshio, usd-core and Blender's
+# bpy for the export and add-on tests), then runs every test, the quick tier and the validation
+# tier, for real: a test whose client is missing fails rather than skips. `.ci/run` calls it.
 #
 # Usage: bash scripts/test.sh [extra arguments for the test binaries, e.g. a test name filter]
 set -euo pipefail
@@ -13,7 +13,8 @@ if [ "$(id -u)" -ne 0 ]; then sudo=(sudo); fi
 need=()
 # mesa-vulkan-drivers and libvulkan1: lavapipe, the GPU backend's adapter on a machine without
 # a GPU; python3-venv and the X libraries that Blender's bpy module links to (it opens no
-# display); GNU parallel (Debian's `parallel`) runs a sweep's jobs.txt in tests/output/sweep_jobs.rs.
+# display); GNU parallel (Debian's `parallel`) runs the test jobs below and a sweep's jobs.txt
+# in tests/output/sweep_jobs.rs.
 for pkg in mesa-vulkan-drivers libvulkan1 python3-venv libx11-6 libxrender1 libxfixes3 libxi6 \
   libxkbcommon0 parallel; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
@@ -37,34 +38,71 @@ export NODEVICE_SELECT=1
 # Every client is installed above, so a test that still finds one missing fails instead of
 # skipping: the GPU tests (lavapipe), the sweep test (GNU parallel), the Python readers.
 export SPHRIGID_REQUIRE_GPU=1 SPHRIGID_REQUIRE_PARALLEL=1 SPHRIGID_REQUIRE_PYTHON=1
-# Every test target is built first, then two cargo runs share the two cores: the coupling
-# binary (the validation tier's longest, about half of the tests' time) beside all the others
-# (unit tests, the other binaries, the doc examples). Each binary alone leaves a core idle for
-# about a tenth of its time (its serial steps, its last test); side by side they fill it. The
-# coupling binary's output follows the others' when both are done; the status is 1 if either
-# failed.
+# With arguments (a test name filter, `--nocapture`, ...): one cargo run of every target.
+if [ $# -gt 0 ]; then
+  exec cargo test --locked -- --include-ignored "$@"
+fi
+# The full run: every test target is built first; then the tests run as jobs of GNU parallel,
+# two at a time on the two cores, each job on one thread of rayon (RAYON_NUM_THREADS=1). On a
+# machine this small a simulation split over both cores spends a tenth more CPU time than the
+# same steps on one (the workers' waits and the chunks' imbalance: the whole suite took 1,650
+# core seconds on one thread each against 1,830 on two), and the jobs side by side fill both
+# cores anyway. The jobs are the test binaries, but the coupling binary (half of the
+# validation tier's time) is one job per test; the longest come first, so that the two lanes
+# end within about one short job of each other. The lanes' order below is from each job's
+# time in one sitting (`--report-time` on the test binaries); a test or binary it does not
+# name runs after those it names. The determinism tests (`tests/output/determinism.rs`, the
+# neighbour lists' scatter) build their own pools of 2 to 5 threads, so the parallel paths
+# still run; `cargo test` alone runs everything on every core.
 cargo test --locked --no-run
-others=(--lib --bins)
 shopt -s nullglob
+binaries=()
 for t in tests/*/main.rs tests/*.rs; do
   name=$(basename "$(dirname "$t")")
   [ "$name" = tests ] && name=$(basename "$t" .rs)
-  [ "$name" = coupling ] || others+=(--test "$name")
+  [ "$name" = coupling ] || binaries+=("$name")
 done
-mkdir -p target/test-logs
-coupling_log=target/test-logs/coupling.log
-# In a process group of its own (job control on for this one fork), so that an interrupted or
-# failed script stops the coupling run and its test binary with it.
-set -m
-cargo test --locked --test coupling -- --include-ignored "$@" >"$coupling_log" 2>&1 &
-coupling=$!
-set +m
-trap 'kill -- -"$coupling" 2>/dev/null || true' EXIT
-status=0
-cargo test --locked "${others[@]}" -- --include-ignored "$@" || status=1
-cargo test --locked --doc -- --include-ignored "$@" || status=1
-wait "$coupling" || status=1
-trap - EXIT
-echo "---- the coupling binary (tests/coupling), run beside the others ----"
-cat "$coupling_log"
-exit "$status"
+mapfile -t coupling < <(cargo test --locked -q --test coupling -- --list --include-ignored \
+  2>/dev/null | sed -n 's/: test$//p')
+# Longest first: about 210, 150, 150, 125, 120 (the GPU binary, on nearly both cores), 120,
+# 115, 105, 105, 105, 65 and 65 core seconds; everything after is below 35.
+order=(
+  "coupling floating::a_buoyant_box_on_a_wet_floor_lifts_off_and_floats"
+  "test bodies" "test liquid" "lib" "test gpu"
+  "coupling floating::in_a_tank_1_mm_wider_than_the_box_it_floats_at_archimedes_draft"
+  "coupling buoyancy::flat_boxes_float_at_their_density_ratio_with_8_particles_across"
+  "coupling stability_sweep::the_penalty_coupling_is_stable_across_viscosity_restitution_and_time_step"
+  "coupling stability_sweep::the_lcp_coupling_is_stable_across_viscosity_restitution_and_time_step"
+  "test cli"
+  "coupling buoyancy::flat_boxes_float_at_their_density_ratio_with_6_particles_across"
+  "coupling floating::a_floating_box_released_below_its_equilibrium_oscillates_about_it"
+  "test output"
+)
+jobs=()
+named() { local j; for j in "${order[@]}"; do [ "$j" = "$1" ] && return 0; done; return 1; }
+for j in "${order[@]}"; do
+  case $j in
+    "coupling "*) printf '%s\n' "${coupling[@]}" | grep -qxF "${j#coupling }" && jobs+=("$j") ;;
+    "test "*) [ -e "tests/${j#test }/main.rs" ] || [ -e "tests/${j#test }.rs" ] && jobs+=("$j") ;;
+    *) jobs+=("$j") ;;
+  esac
+done
+for t in "${coupling[@]}"; do named "coupling $t" || jobs+=("coupling $t"); done
+for b in "${binaries[@]}"; do named "test $b" || jobs+=("test $b"); done
+jobs+=("bins" "doc")
+# One job: its cargo run, its output in one piece (GNU parallel groups it), and its time.
+run_job() {
+  local start=$SECONDS status=0
+  case $1 in
+    "coupling "*) cargo test --locked --test coupling -- --include-ignored --exact "${1#coupling }" || status=$? ;;
+    "test "*) cargo test --locked --test "${1#test }" -- --include-ignored || status=$? ;;
+    lib) cargo test --locked --lib -- --include-ignored || status=$? ;;
+    bins) cargo test --locked --bins -- --include-ignored || status=$? ;;
+    doc) cargo test --locked --doc || status=$? ;;
+  esac
+  echo "---- job '$1': $((SECONDS - start)) s, status $status ----"
+  return "$status"
+}
+export -f run_job
+# The exit status is the number of failed jobs (0: every test passed); every job runs.
+printf '%s\n' "${jobs[@]}" | RAYON_NUM_THREADS=1 parallel --will-cite -j2 --group run_job {}
