@@ -64,18 +64,23 @@ for t in tests/*/main.rs tests/*.rs; do
 done
 mapfile -t coupling < <(cargo test --locked -q --test coupling -- --list --include-ignored \
   2>/dev/null | sed -n 's/: test$//p')
-# Longest first: about 210, 150, 150, 125, 120 (the GPU binary, on nearly both cores), 120,
-# 115, 105, 105, 105, 65 and 65 core seconds; everything after is below 35.
+# Longest first, as one sitting measured them (seconds of each job, two side by side): the wet
+# floor 259, bodies 142, the unit tests 133, liquid 132, the LCP sweep 132, gpu 126 (on nearly
+# both cores), the penalty sweep 95, eight particles across 90, cli 90, the 1 mm tank 57,
+# tipping 55; everything after is 35 or less.
 order=(
   "coupling floating::a_buoyant_box_on_a_wet_floor_lifts_off_and_floats"
-  "test bodies" "test liquid" "lib" "test gpu"
-  "coupling floating::in_a_tank_1_mm_wider_than_the_box_it_floats_at_archimedes_draft"
-  "coupling buoyancy::flat_boxes_float_at_their_density_ratio_with_8_particles_across"
-  "coupling stability_sweep::the_penalty_coupling_is_stable_across_viscosity_restitution_and_time_step"
+  "test bodies" "lib" "test liquid"
   "coupling stability_sweep::the_lcp_coupling_is_stable_across_viscosity_restitution_and_time_step"
+  "test gpu"
+  "coupling stability_sweep::the_penalty_coupling_is_stable_across_viscosity_restitution_and_time_step"
+  "coupling buoyancy::flat_boxes_float_at_their_density_ratio_with_8_particles_across"
   "test cli"
+  "coupling floating::in_a_tank_1_mm_wider_than_the_box_it_floats_at_archimedes_draft"
+  "coupling tipping::the_block_stands_below_the_tipping_depth_and_tips_above_it"
   "coupling buoyancy::flat_boxes_float_at_their_density_ratio_with_6_particles_across"
-  "coupling floating::a_floating_box_released_below_its_equilibrium_oscillates_about_it"
+  "coupling loads::loads_in_a_still_tank_are_its_hydrostatics"
+  "coupling floating::with_ghost_pressure_a_floating_box_oscillates_about_its_equilibrium"
   "test output"
 )
 jobs=()

@@ -134,7 +134,9 @@ impl BallGrid {
         if self.start.is_empty() {
             return &[];
         }
-        let k = ((x - self.origin) * self.inv_cell).floor();
+        // The cell's coordinates by truncation, which floors the non-negative ones (those of
+        // any cell): no call to the C library's `floor` per particle, the same cell.
+        let k = (x - self.origin) * self.inv_cell;
         let d = self.dims;
         if k.min_element() < 0.0 || k.x >= d[0] as f64 || k.y >= d[1] as f64 || k.z >= d[2] as f64 {
             return &[];

@@ -27,8 +27,8 @@ pub struct Grid {
     unsorted: Vec<u32>,
     /// The sort's permutation: slot `k` takes what slot `perm[k]` held.
     perm: Vec<u32>,
-    /// The particles' arrays in their order before the sort (kept to reuse their memory).
-    old: Particles,
+    /// The particles' vectors' scratch for their reordering (one array at a time).
+    wide: Vec<Vec3A>,
 }
 
 impl Grid {
@@ -50,7 +50,7 @@ impl Grid {
         ] {
             v.reserve(n.saturating_sub(v.len()));
         }
-        self.old.reserve(n.saturating_sub(self.old.len()));
+        self.wide.reserve(n.saturating_sub(self.wide.len()));
     }
 
     /// Set aside room for `cells` cells (and the count after them).
@@ -216,8 +216,9 @@ impl Grid {
             .par_iter_mut()
             .zip(perm.par_iter())
             .for_each(|(c, &k)| *c = cell_of[k as usize]);
+        // The cells before the sort are read no more: their array is the 4-byte fields' scratch.
+        p.permute_through(perm, &mut self.wide, &mut cell_of);
         self.unsorted = cell_of;
-        p.permute_with(perm, &mut self.old);
     }
 
     /// Call `f(first, end)` for each of the (up to) 9 rows of cells around cell `c`, z then y

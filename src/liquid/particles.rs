@@ -156,36 +156,47 @@ impl Particles {
         gather(&mut self.rho, perm);
     }
 
-    /// Reorder as [`Self::permute`] does, gathering into the arrays of `old` and swapping them
-    /// in (`old` is left with the previous order): nothing is allocated once `old` has held
-    /// as many particles.
-    ///
-    /// One parallel pass over the slots moves every array (one loop to start, not six).
-    pub fn permute_with(&mut self, perm: &[u32], old: &mut Particles) {
+    /// Reorder as [`Self::permute`] does, one array at a time through two scratch arrays
+    /// (`wide` for the vectors, `narrow` for the 4-byte fields), each gathered into and swapped
+    /// in: 20 bytes of scratch per particle where a second set of arrays took 60, and nothing
+    /// allocated once the scratch has held as many particles.
+    pub fn permute_through(&mut self, perm: &[u32], wide: &mut Vec<Vec3A>, narrow: &mut Vec<u32>) {
         use rayon::prelude::*;
-        std::mem::swap(self, old);
         let n = perm.len();
-        self.pos.resize(n, Vec3A::ZERO);
-        self.prev.resize(n, Vec3A::ZERO);
-        self.vel.resize(n, Vec3A::ZERO);
-        self.id.resize(n, 0);
-        self.phase.resize(n, 0);
-        self.rho.resize(n, 0.0);
-        let old = &*old;
-        self.pos
+        wide.resize(n, Vec3A::ZERO);
+        narrow.resize(n, 0);
+        for v in [&mut self.pos, &mut self.prev, &mut self.vel] {
+            let old = &*v;
+            wide.par_iter_mut()
+                .zip(perm.par_iter())
+                .with_min_len(PERMUTE_BLOCK)
+                .for_each(|(w, &k)| *w = old[k as usize]);
+            std::mem::swap(v, wide);
+            wide.resize(n, Vec3A::ZERO);
+        }
+        for v in [&mut self.id, &mut self.phase] {
+            let old = &*v;
+            narrow
+                .par_iter_mut()
+                .zip(perm.par_iter())
+                .with_min_len(PERMUTE_BLOCK)
+                .for_each(|(w, &k)| *w = old[k as usize]);
+            std::mem::swap(v, narrow);
+            narrow.resize(n, 0);
+        }
+        // The kernel sums' bits through the same scratch, copied back in place.
+        let rho = &self.rho;
+        narrow
             .par_iter_mut()
-            .zip(self.prev.par_iter_mut())
-            .zip(self.vel.par_iter_mut())
-            .zip(self.id.par_iter_mut())
-            .zip(self.phase.par_iter_mut())
-            .zip(self.rho.par_iter_mut())
             .zip(perm.par_iter())
             .with_min_len(PERMUTE_BLOCK)
-            .for_each(|((((((x, x0), v), id), phase), rho), &k)| {
-                let k = k as usize;
-                (*x, *x0, *v) = (old.pos[k], old.prev[k], old.vel[k]);
-                (*id, *phase, *rho) = (old.id[k], old.phase[k], old.rho[k]);
-            });
+            .for_each(|(w, &k)| *w = rho[k as usize].to_bits());
+        self.rho.truncate(n);
+        self.rho
+            .par_iter_mut()
+            .zip(narrow.par_iter())
+            .with_min_len(PERMUTE_BLOCK)
+            .for_each(|(r, &w)| *r = f32::from_bits(w));
     }
 
     /// Remove the particles whose position satisfies `gone`, keeping the others' order and

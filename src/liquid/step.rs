@@ -34,7 +34,6 @@ pub struct LiquidSolver {
     /// Per phase, a particle's mass, kg.
     masses: Vec<f32>,
     buffers: RelaxationBuffers,
-    dv: Vec<Vec3A>,
 }
 
 impl LiquidSolver {
@@ -61,7 +60,6 @@ impl LiquidSolver {
             wall_kernel,
             wall_loads,
             buffers: RelaxationBuffers::default(),
-            dv: Vec::new(),
         }
     }
 
@@ -85,7 +83,6 @@ impl LiquidSolver {
         }
         self.lists.reserve(n);
         self.buffers.reserve(n);
-        self.dv.reserve(n.saturating_sub(self.dv.len()));
     }
 
     /// Sort the particles into the grid and gather their neighbour lists (and bin the body
@@ -193,7 +190,9 @@ impl LiquidSolver {
             p.vel.par_iter_mut().for_each(|v| *v += g)
         });
         times.time(Phase::Viscosity, || {
-            viscosity::apply_viscosity(p, &self.lists, &self.params, dt, &mut self.dv);
+            // The displacements' array is free until the relaxation: the velocity changes go
+            // there.
+            viscosity::apply_viscosity(p, &self.lists, &self.params, dt, &mut self.buffers.dx);
             if let Some(w) = self.params.boundary.walls.as_ref().filter(|w| w.drag > 0.0) {
                 let loads = self.wall_loads.as_mut().map(|l| (l, &self.masses[..]));
                 wall_friction::apply_wall_friction(p, w, dt, loads);
