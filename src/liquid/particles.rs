@@ -143,9 +143,9 @@ impl Particles {
     /// Reorder every array so that slot `k` holds what slot `perm[k]` held (`perm` may be
     /// shorter than the arrays, which then shrink to its length).
     pub fn permute(&mut self, perm: &[u32]) {
-        use rayon::prelude::*;
-        fn gather<T: Copy + Send + Sync>(v: &mut Vec<T>, perm: &[u32]) {
-            let out: Vec<T> = perm.par_iter().map(|&k| v[k as usize]).collect();
+        fn gather<T: Copy + Send + Sync + Default>(v: &mut Vec<T>, perm: &[u32]) {
+            let mut out = Vec::new();
+            gather_into(&mut out, v, perm, |x| x);
             *v = out;
         }
         gather(&mut self.pos, perm);
@@ -162,36 +162,17 @@ impl Particles {
     /// allocated once the scratch has held as many particles.
     pub fn permute_through(&mut self, perm: &[u32], wide: &mut Vec<Vec3A>, narrow: &mut Vec<u32>) {
         use rayon::prelude::*;
-        let n = perm.len();
-        wide.resize(n, Vec3A::ZERO);
-        narrow.resize(n, 0);
         for v in [&mut self.pos, &mut self.prev, &mut self.vel] {
-            let old = &*v;
-            wide.par_iter_mut()
-                .zip(perm.par_iter())
-                .with_min_len(PERMUTE_BLOCK)
-                .for_each(|(w, &k)| *w = old[k as usize]);
+            gather_into(wide, v, perm, |x| x);
             std::mem::swap(v, wide);
-            wide.resize(n, Vec3A::ZERO);
         }
         for v in [&mut self.id, &mut self.phase] {
-            let old = &*v;
-            narrow
-                .par_iter_mut()
-                .zip(perm.par_iter())
-                .with_min_len(PERMUTE_BLOCK)
-                .for_each(|(w, &k)| *w = old[k as usize]);
+            gather_into(narrow, v, perm, |x| x);
             std::mem::swap(v, narrow);
-            narrow.resize(n, 0);
         }
         // The kernel sums' bits through the same scratch, copied back in place.
-        let rho = &self.rho;
-        narrow
-            .par_iter_mut()
-            .zip(perm.par_iter())
-            .with_min_len(PERMUTE_BLOCK)
-            .for_each(|(w, &k)| *w = rho[k as usize].to_bits());
-        self.rho.truncate(n);
+        gather_into(narrow, &self.rho, perm, f32::to_bits);
+        self.rho.truncate(perm.len());
         self.rho
             .par_iter_mut()
             .zip(narrow.par_iter())
@@ -254,6 +235,21 @@ impl Particles {
         slots.sort_unstable_by_key(|&k| self.id[k as usize]);
         slots
     }
+}
+
+/// `out[k] = f(src[perm[k]])` for every `k` of `perm` (`out` resized to it), in parallel.
+fn gather_into<S: Copy + Sync, T: Send + Default + Clone>(
+    out: &mut Vec<T>,
+    src: &[S],
+    perm: &[u32],
+    f: impl Fn(S) -> T + Sync,
+) {
+    use rayon::prelude::*;
+    out.resize(perm.len(), T::default());
+    out.par_iter_mut()
+        .zip(perm.par_iter())
+        .with_min_len(PERMUTE_BLOCK)
+        .for_each(|(w, &k)| *w = f(src[k as usize]));
 }
 
 impl crate::boundary::Motion for Particles {
