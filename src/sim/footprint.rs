@@ -18,8 +18,7 @@ const BASE_BYTES: f64 = 7.0 * 1048576.0;
 /// scratch (displacements, whose array the viscosity's velocity changes share, pressures), the
 /// grid's cell and permutation arrays and its reordering's scratch (one vector array), and the
 /// frame writer's buffer; measured by the peak resident memory of the first frame of the dam
-/// break at three spacings (240 before the reordering went one array at a time and the
-/// velocity changes into the displacements' array).
+/// break at three spacings.
 const CPU_BYTES_PER_PARTICLE: f64 = 180.0;
 
 /// Host bytes per liquid particle on the GPU backend: the particle arrays kept on the host and
