@@ -225,7 +225,7 @@ pub fn check(scene: &Scene) -> Checked {
             "give a rest density in kg/m^3, for example 1000",
         )?;
         for (key, v) in [
-            ("stiffness", b.stiffness),
+            ("stiffness", b.stiffness.unwrap_or(0.0)),
             ("near_stiffness", b.near_stiffness.unwrap_or(0.0)),
         ] {
             if v > MAX_STIFFNESS {

@@ -23,6 +23,11 @@ pub struct SolverSpec {
     /// than the lattice's own (`liquid::params::rest_kernel_sum`): still water keeps its volume.
     #[serde(default)]
     pub packed_rest: bool,
+    /// Give blocks without their own `stiffness` the one derived from the scene's depth and
+    /// speeds (`Scene::default_stiffness`, 1% compression at the bottom of a still column)
+    /// rather than 100 m^2/s^2.
+    #[serde(default)]
+    pub derived_stiffness: bool,
 }
 
 /// An axis-aligned box of static walls.
@@ -78,9 +83,10 @@ pub struct LiquidBlock {
     /// Rest density, kg/m^3; a particle's mass is density * spacing^3.
     #[serde(default = "default_density")]
     pub density: f64,
-    /// Pressure stiffness k in m^2/s^2 (about the squared speed of sound).
-    #[serde(default = "default_stiffness")]
-    pub stiffness: f64,
+    /// Pressure stiffness k in m^2/s^2 (the squared speed of sound); none: the scene's default
+    /// (`Scene::default_stiffness`), set when the scene is loaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stiffness: Option<f64>,
     /// Near-pressure stiffness k_near in m^2/s^2 (keeps particles apart, gives surface tension);
     /// none: derived from gravity and the kernel radius (`liquid::params::default_near_stiffness`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -130,9 +136,6 @@ fn default_spacing() -> f64 {
 fn default_density() -> f64 {
     1000.0
 }
-fn default_stiffness() -> f64 {
-    100.0
-}
 fn default_kernel_radius() -> f64 {
     2.0
 }
@@ -144,6 +147,7 @@ impl Default for SolverSpec {
             cfl: default_cfl(),
             settle: default_settle(),
             packed_rest: false,
+            derived_stiffness: false,
         }
     }
 }
@@ -248,7 +252,7 @@ impl LiquidBlock {
             }
         }
         let non_negative = [
-            (p.key("stiffness"), b.stiffness),
+            (p.key("stiffness"), b.stiffness.unwrap_or(0.0)),
             (p.key("near_stiffness"), b.near_stiffness.unwrap_or(0.0)),
             (p.key("viscosity").key("sigma"), b.viscosity.sigma),
             (p.key("viscosity").key("beta"), b.viscosity.beta),

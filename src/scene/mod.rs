@@ -22,6 +22,7 @@ pub(crate) mod overrides;
 pub(crate) mod problem;
 pub(crate) mod schema;
 pub(crate) mod sources;
+pub(crate) mod stiffness;
 pub(crate) mod time;
 pub(crate) mod validate;
 
@@ -160,6 +161,7 @@ pub fn parse(text: String, file: &Path, sets: &[String]) -> Result<LoadedScene> 
     validate::validate(&scene).map_err(blame)?;
     let base = file.parent().map(Path::to_path_buf).unwrap_or_default();
     liquid_shape::resolve(&mut scene, &base).map_err(blame)?;
+    scene.resolve_stiffness();
     Ok(LoadedScene {
         scene,
         file: file.to_path_buf(),

@@ -179,7 +179,7 @@ fn settle_plan(scene: &Scene, dt: f64) -> SettlePlan {
     let c = scene
         .liquid
         .iter()
-        .map(|b| b.stiffness.sqrt())
+        .map(|b| scene.stiffness(b).sqrt())
         .fold(0.0, f64::max);
     SettlePlan::for_column(height, c, dt)
 }
@@ -198,7 +198,7 @@ fn liquid_params(scene: &Scene, spacing: f64, ratio: f64) -> LiquidParams {
         .map(|b| Phase {
             mass: (b.density * spacing.powi(3)) as f32,
             rest_density: b.density as f32,
-            k_eff: (2.0 * b.stiffness / (rho0 * c)) as f32,
+            k_eff: (2.0 * scene.stiffness(b) / (rho0 * c)) as f32,
             k_near_eff: (near_stiffness(scene, b, spacing, ratio) / (rho0 * h)) as f32,
             cohesion: b.cohesion,
             sigma: b.viscosity.sigma as f32,
@@ -254,7 +254,10 @@ fn stable_dt(scene: &Scene, s: f64, ratio: f64) -> f64 {
     let h = s * ratio;
     let mut dt = f64::INFINITY;
     for b in &scene.liquid {
-        let c = b.stiffness.max(near_stiffness(scene, b, s, ratio)).sqrt();
+        let c = scene
+            .stiffness(b)
+            .max(near_stiffness(scene, b, s, ratio))
+            .sqrt();
         let v0 = b.velocity.iter().map(|v| v * v).sum::<f64>().sqrt();
         let g = scene.gravity.iter().map(|v| v * v).sum::<f64>().sqrt();
         let (min, max) = b.bounds();
@@ -269,7 +272,10 @@ fn stable_dt(scene: &Scene, s: f64, ratio: f64) -> f64 {
         let Some(b) = scene.liquid.get(e.liquid) else {
             continue;
         };
-        let c = b.stiffness.max(near_stiffness(scene, b, s, ratio)).sqrt();
+        let c = scene
+            .stiffness(b)
+            .max(near_stiffness(scene, b, s, ratio))
+            .sqrt();
         let g = scene.gravity.iter().map(|v| v * v).sum::<f64>().sqrt();
         let drop = scene
             .container

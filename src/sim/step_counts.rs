@@ -49,9 +49,9 @@ fn limiting_term(scene: &Scene) -> Option<(Term, f64, f64)> {
     for (i, b) in scene.liquid.iter().enumerate() {
         let at = root.key("liquid").index(i);
         let near = build::near_stiffness(scene, b, s, ratio);
-        let (c, c_key, c_what) = if b.stiffness >= near {
+        let (c, c_key, c_what) = if scene.stiffness(b) >= near {
             (
-                b.stiffness.sqrt(),
+                scene.stiffness(b).sqrt(),
                 at.key("stiffness"),
                 "sound speed sqrt(stiffness)",
             )
@@ -184,7 +184,7 @@ fn settle_problem(scene: &Scene, stepping: &Stepping) -> Option<Problem> {
     let c = scene
         .liquid
         .iter()
-        .map(|b| b.stiffness.sqrt())
+        .map(|b| scene.stiffness(b).sqrt())
         .fold(0.0, f64::max);
     let steps = (4.0 * height / c / stepping.dt).ceil();
     if steps <= MAX_SETTLE_STEPS as f64 {

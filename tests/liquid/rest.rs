@@ -102,3 +102,63 @@ fn settle_box(packed_rest: bool) -> f32 {
     );
     off
 }
+
+#[test]
+#[ignore = "validation tier (a metre of water): cargo test -- --include-ignored"]
+fn a_metre_tall_column_with_the_derived_stiffness_is_one_percent_dense_at_its_bottom() {
+    // 10 x 50 x 10 particles at 2 cm, every other setting the default: the derived stiffness
+    // (`scene::stiffness::default_stiffness`, here 100 g H = 981 m^2/s^2) compresses the bottom by
+    // g H / k = 1%; the default 100 m^2/s^2 leaves 8% there and the surface 6% short.
+    let scene = common::scene(
+        r#"
+        [time]
+        fps = 20
+        [solver]
+        derived_stiffness = true
+        [container]
+        min = [0, 0, 0]
+        max = [0.2, 1.2, 0.2]
+        [[liquid]]
+        min = [0, 0, 0]
+        max = [0.2, 1.0, 0.2]
+        spacing = 0.02
+        viscosity = { sigma = 5 }
+        "#,
+    );
+    assert!((scene.scene.liquid[0].stiffness.unwrap() - 981.0).abs() < 1e-9);
+    let mut sim = Simulation::new(&scene.scene);
+    let rho0 = sim.liquid.params().rho0 as f64;
+    let s = sim.liquid.params().spacing;
+    // Kernel sums over rho0 in the bottom three layers, and the top layer's mean height plus a
+    // radius, averaged over the frames of the second half second.
+    let (mut bottom, mut surface, mut frames) = (0.0f64, 0.0f64, 0);
+    for frame in 0..20 {
+        sim.advance_frame().unwrap();
+        if frame < 10 {
+            continue;
+        }
+        let p = sim.particles();
+        let low: Vec<f64> = (p.pos.iter().zip(&p.rho))
+            .filter(|(x, _)| x.y < 3.0 * s)
+            .map(|(_, r)| *r as f64 / rho0)
+            .collect();
+        bottom += low.iter().sum::<f64>() / low.len() as f64;
+        let mut y: Vec<f32> = p.pos.iter().map(|x| x.y).collect();
+        y.sort_by(|a, b| b.total_cmp(a));
+        surface += (y[..100].iter().sum::<f32>() / 100.0 + s / 2.0) as f64;
+        frames += 1;
+    }
+    let (bottom, surface) = (bottom / frames as f64, surface / frames as f64);
+    eprintln!("bottom density {bottom:.4} rho0, surface {surface:.4} m (filled to 1 m)");
+    // The bottom three layers lie 0.95 to 1 m deep: 0.95% to 1% by g H / k.
+    assert!(
+        (bottom - 1.0).abs() < 0.015,
+        "the bottom's density is {bottom:.4} rho0 (limit 1.5%)"
+    );
+    // Half the bottom's compression on average (0.5%), and the lattice's shear into a closer
+    // packing (the rest density's open part of issue 54): 2.0% today; about 5% with 100 m^2/s^2.
+    assert!(
+        (surface - 1.0).abs() < 0.025,
+        "the surface stands at {surface:.4} m, filled to 1 m (limit 2.5%)"
+    );
+}
