@@ -30,7 +30,7 @@ impl BoundaryParticles {
 /// The body boundary particles binned into the liquid grid's cells and sorted by (cell,
 /// index): every liquid particle gathers their sums over the 27 cells around it in this order,
 /// on the CPU and on the GPU alike (no scatter, so no float atomics and a fixed order).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct BoundaryGrid {
     /// `cell_start[c]..cell_start[c+1]` are the sorted particles in cell `c` (one entry per
     /// cell and one more; empty when there are no particles).
@@ -39,6 +39,17 @@ pub struct BoundaryGrid {
     pub sorted: BoundaryParticles,
     /// Their bounding box (lowest, highest corner).
     bounds: [Vec3A; 2],
+    /// Per cell, whether any of the 27 cells around it holds a particle (empty: not known, as
+    /// after [`BoundaryGrid::from_parts`]); a liquid particle in a cell without skips the gather.
+    near: Vec<bool>,
+}
+
+/// Two binnings are equal when they hold the same particles in the same cells (the bounds
+/// and the cells' flags follow from these).
+impl PartialEq for BoundaryGrid {
+    fn eq(&self, other: &Self) -> bool {
+        self.cell_start == other.cell_start && self.sorted == other.sorted
+    }
 }
 
 impl BoundaryGrid {
@@ -49,6 +60,7 @@ impl BoundaryGrid {
             cell_start,
             sorted,
             bounds: [Vec3A::ZERO; 2],
+            near: Vec::new(),
         };
         b.set_bounds();
         b
@@ -72,6 +84,7 @@ impl BoundaryGrid {
         self.cell_start.clear();
         self.sorted.pos.clear();
         self.sorted.weight.clear();
+        self.near.clear();
         if b.is_empty() {
             self.set_bounds();
             return;
@@ -100,6 +113,15 @@ impl BoundaryGrid {
         self.cell_start.copy_within(0..ncells, 1);
         self.cell_start[0] = 0;
         self.set_bounds();
+        // The cells within one of an occupied cell: the neighbourhood is symmetric, so these
+        // are the cells whose 27 hold a particle.
+        self.near.clear();
+        self.near.resize(ncells, false);
+        for c in 0..ncells {
+            if self.cell_start[c + 1] > self.cell_start[c] {
+                grid.for_each_row_near(c as u32, |first, end| self.near[first..end].fill(true));
+            }
+        }
     }
 
     /// Whether there are no particles.
@@ -125,6 +147,10 @@ impl BoundaryGrid {
         // the zeros the gather would give.
         let m = Vec3A::splat(2.0 * h);
         if x.cmplt(self.bounds[0] - m).any() || x.cmpgt(self.bounds[1] + m).any() {
+            return [s, sn];
+        }
+        // Nor in a cell none of whose 27 holds a particle.
+        if self.near.get(c as usize) == Some(&false) {
             return [s, sn];
         }
         grid.for_each_row_near(c, |first, end| {
