@@ -18,6 +18,7 @@ pub(crate) mod step_counts;
 pub(crate) mod surfaces;
 
 pub use crate::coupling::leak::{Leak, LeakCheck};
+pub use build::{Stepping, stepping};
 pub use runner::{Progress, RunOptions, RunSummary, run};
 
 use crate::backend::Backend;

@@ -9,7 +9,7 @@ use glam::DVec3;
 use sphrigid::backend::Backend;
 use sphrigid::scene;
 use sphrigid::sim::LeakCheck;
-use sphrigid::sim::Simulation;
+use sphrigid::sim::{Simulation, stepping};
 use std::path::Path;
 
 /// Frames simulated per run (at 30 fps): the surge's impact and the fall.
@@ -18,8 +18,19 @@ const FRAMES: u32 = 24;
 const SIGMAS: [f64; 3] = [0.5, 20.0, 200.0];
 /// Restitutions swept.
 const RESTITUTIONS: [f64; 3] = [0.0, 0.5, 1.0];
-/// Steps per frame swept: the CFL choice (49), half the step and twice it.
-const SUBSTEPS: [u32; 3] = [98, 49, 25];
+/// Steps per frame swept: the CFL choice `n` of the scene as it stands (49 at the default
+/// stiffness), twice the step and half it: `[2n, n, n/2]`, so that the sweep follows the
+/// liquid's stable step when its stiffness changes.
+fn substeps() -> [u32; 3] {
+    let n = stepping(&toppling(&[]).scene).substeps;
+    [2 * n, n, n.div_ceil(2)]
+}
+
+/// `scenes/toppling_block.toml` with `sets`.
+fn toppling(sets: &[String]) -> scene::LoadedScene {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/toppling_block.toml");
+    scene::load(&file, sets).expect("the scene loads")
+}
 /// Energy may not rise above its start by more than this fraction.
 const ENERGY_RISE: f64 = 0.05;
 /// A liquid centre deeper than this many spacings inside the block is a leak.
@@ -53,14 +64,12 @@ struct Outcome {
 
 /// Run the toppling scene with one parameter set.
 fn run(method: &str, sigma: f64, restitution: f64, substeps: u32) -> Outcome {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/toppling_block.toml");
-    let sets = vec![
+    let loaded = toppling(&[
         format!("coupling.method={method}"),
         format!("liquid.0.viscosity.sigma={sigma}"),
         format!("body.0.restitution={restitution}"),
         format!("time.substeps={substeps}"),
-    ];
-    let loaded = scene::load(&file, &sets).expect("the scene loads");
+    ]);
     let mut sim = Simulation::setup(&loaded, Backend::Cpu).expect("it sets up");
     let spacing = sim.liquid.params().spacing as f64;
     let check = LeakCheck::new(&sim.bodies);
@@ -112,7 +121,7 @@ fn sweep(method: &str) -> Vec<(f64, f64, u32, Failure)> {
     let mut failures = Vec::new();
     for sigma in SIGMAS {
         for e in RESTITUTIONS {
-            for n in SUBSTEPS {
+            for n in substeps() {
                 let o = run(method, sigma, e, n);
                 eprintln!(
                     "| {method} | {sigma} | {e} | {n} | {} | {:.3} | {:.2}% | {:.0} |",
@@ -164,21 +173,20 @@ fn elastic_liquid_on_an_elastic_block_never_gains_energy() {
     // without bounce. The energy stays below its start (plus the sweep's 5%) at every frame
     // through the impact and the fall (10 frames). (Later, the elastic block rocking on a
     // layer of elastic liquid flings particles through itself: see docs/src/validation.md.)
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/toppling_block.toml");
-    let sets = [
-        "coupling.liquid_restitution=1",
-        "body.0.restitution=1",
-        "time.substeps=25",
-    ]
-    .map(String::from);
-    let loaded = scene::load(&file, &sets).expect("the scene loads");
+    // Twice the CFL step (25 steps a frame at the default stiffness).
+    let n = substeps()[2];
+    let loaded = toppling(&[
+        "coupling.liquid_restitution=1".into(),
+        "body.0.restitution=1".into(),
+        format!("time.substeps={n}"),
+    ]);
     let mut sim = Simulation::setup(&loaded, Backend::Cpu).expect("it sets up");
     let e0 = sim.energy().total();
     let mut withdrawn = 0;
-    for step in 1..=10 * 25 {
+    for step in 1..=10 * n {
         sim.step().expect("every step solves");
         withdrawn += usize::from(sim.coupler.as_ref().unwrap().report.inelastic);
-        if step % 25 == 0 {
+        if step % n == 0 {
             let rise = (sim.energy().total() - e0) / e0;
             assert!(
                 rise < ENERGY_RISE,
@@ -187,6 +195,6 @@ fn elastic_liquid_on_an_elastic_block_never_gains_energy() {
             );
         }
     }
-    eprintln!("bounce withdrawn in {withdrawn} of 250 steps");
+    eprintln!("bounce withdrawn in {withdrawn} of {} steps", 10 * n);
     assert!(withdrawn > 0, "no step needed its bounce withdrawn");
 }
