@@ -42,19 +42,20 @@ export SPHRIGID_REQUIRE_GPU=1 SPHRIGID_REQUIRE_PARALLEL=1 SPHRIGID_REQUIRE_PYTHO
 if [ $# -gt 0 ]; then
   exec cargo test --locked -- --include-ignored "$@"
 fi
-# The full run: every test target is built first; then the tests run as jobs of GNU parallel,
+# The full run: every target is built first (the benches and the example as well, so that a lint run
+# inside the build, as `.ci/run` does, sees them all); then the tests run as jobs of GNU parallel,
 # two at a time on the two cores, each job on one thread of rayon (RAYON_NUM_THREADS=1). On a
-# machine this small a simulation split over both cores spends a tenth more CPU time than the
-# same steps on one (the workers' waits and the chunks' imbalance: the whole suite took 1,650
-# core seconds on one thread each against 1,830 on two), and the jobs side by side fill both
-# cores anyway. The jobs are the test binaries, but the coupling binary (half of the
-# validation tier's time) is one job per test; the longest come first, so that the two lanes
-# end within about one short job of each other. The lanes' order below is from each job's
-# time in one sitting (`--report-time` on the test binaries); a test or binary it does not
-# name runs after those it names. The determinism tests (`tests/output/determinism.rs`, the
-# neighbour lists' scatter) build their own pools of 2 to 5 threads, so the parallel paths
-# still run; `cargo test` alone runs everything on every core.
-cargo test --locked --no-run
+# machine this small a simulation split over both cores spends a tenth more CPU time than the same
+# steps on one (the workers' waits and the chunks' imbalance: the whole suite took 1,650 core
+# seconds on one thread each against 1,830 on two), and the jobs side by side fill both cores
+# anyway. The jobs are the test binaries, but the coupling binary (half of the validation tier's
+# time) is one job per test; the longest come first, so that the two lanes end within about one
+# short job of each other. The lanes' order below is from each job's time in one sitting
+# (`--report-time` on the test binaries); a test or binary it does not name runs after those it
+# names. The determinism tests (`tests/output/determinism.rs`, the neighbour lists' scatter) build
+# their own pools of 2 to 5 threads, so the parallel paths still run; `cargo test` alone runs
+# everything on every core.
+cargo test --locked --no-run --all-targets
 shopt -s nullglob
 binaries=()
 for t in tests/*/main.rs tests/*.rs; do
