@@ -24,14 +24,29 @@ if [ ${#need[@]} -gt 0 ]; then
   "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${need[@]}"
 fi
 # The Python readers the export and Blender tests run: meshio, usd-core and Blender 5.0.1's bpy
-# (Python 3.11), in a venv under target/ that later runs reuse (bpy is about 300 MB).
+# (Python 3.11), in a venv under target/ that later runs reuse (bpy is about 300 MB). A fresh
+# install (a download, then unpacking) runs beside the build below, which waits for it
+# (`python_ready`) before any test runs; its output goes to target/pyenv-install.log.
 PYENV=target/pyenv
+python_pid=
 if ! "$PYENV/bin/python" -c "import meshio, pxr, bpy" >/dev/null 2>&1; then
   rm -rf "$PYENV"
-  "$(command -v python3.11 || command -v python3)" -m venv "$PYENV"
-  "$PYENV/bin/pip" install -q --disable-pip-version-check \
-    meshio==5.3.5 numpy==1.26.4 usd-core==26.11 bpy==5.0.1
+  mkdir -p target
+  (
+    "$(command -v python3.11 || command -v python3)" -m venv "$PYENV"
+    "$PYENV/bin/pip" install -q --disable-pip-version-check \
+      meshio==5.3.5 numpy==1.26.4 usd-core==26.11 bpy==5.0.1
+  ) >target/pyenv-install.log 2>&1 &
+  python_pid=$!
 fi
+python_ready() {
+  if [ -n "$python_pid" ] && ! wait "$python_pid"; then
+    cat target/pyenv-install.log >&2
+    echo "error: installing the Python readers into $PYENV failed (log above)" >&2
+    exit 1
+  fi
+  python_pid=
+}
 export SPHRIGID_PYTHON="$PWD/$PYENV/bin/python"
 # Mesa's device-select layer prints a warning on every adapter query without a runtime dir.
 export NODEVICE_SELECT=1
@@ -40,6 +55,8 @@ export NODEVICE_SELECT=1
 export SPHRIGID_REQUIRE_GPU=1 SPHRIGID_REQUIRE_PARALLEL=1 SPHRIGID_REQUIRE_PYTHON=1
 # With arguments (a test name filter, `--nocapture`, ...): one cargo run of every target.
 if [ $# -gt 0 ]; then
+  cargo test --locked --no-run
+  python_ready
   exec cargo test --locked -- --include-ignored "$@"
 fi
 # The full run: every target is built first (the benches and the example as well, so that a lint run
@@ -56,6 +73,7 @@ fi
 # their own pools of 2 to 5 threads, so the parallel paths still run; `cargo test` alone runs
 # everything on every core.
 cargo test --locked --no-run --all-targets
+python_ready
 shopt -s nullglob
 binaries=()
 for t in tests/*/main.rs tests/*.rs; do
@@ -65,23 +83,24 @@ for t in tests/*/main.rs tests/*.rs; do
 done
 mapfile -t coupling < <(cargo test --locked -q --test coupling -- --list --include-ignored \
   2>/dev/null | sed -n 's/: test$//p')
-# Longest first, as one sitting measured them (seconds of each job, two side by side): the wet
-# floor 259, bodies 142, the unit tests 133, liquid 132, the LCP sweep 132, gpu 126 (on nearly
-# both cores), the penalty sweep 95, eight particles across 90, cli 90, the 1 mm tank 57,
-# tipping 55; everything after is 35 or less.
+# Longest first, as one sitting measured them (seconds of each job, two side by side, in the
+# CI run of 2026-12-08): the wet floor 287, liquid 142, the penalty sweep 124, bodies 122, the
+# unit tests 121, the LCP sweep 120, eight particles across 119, cli 95, the 1 mm tank 81, gpu 78
+# (on nearly both cores), tipping 65; everything after is 40 or less.
 order=(
   "coupling floating::a_buoyant_box_on_a_wet_floor_lifts_off_and_floats"
-  "test bodies" "lib" "test liquid"
-  "coupling stability_sweep::the_lcp_coupling_is_stable_across_viscosity_restitution_and_time_step"
-  "test gpu"
+  "test liquid"
   "coupling stability_sweep::the_penalty_coupling_is_stable_across_viscosity_restitution_and_time_step"
+  "test bodies" "lib"
+  "coupling stability_sweep::the_lcp_coupling_is_stable_across_viscosity_restitution_and_time_step"
   "coupling buoyancy::flat_boxes_float_at_their_density_ratio_with_8_particles_across"
   "test cli"
   "coupling floating::in_a_tank_1_mm_wider_than_the_box_it_floats_at_archimedes_draft"
+  "test gpu"
   "coupling tipping::the_block_stands_below_the_tipping_depth_and_tips_above_it"
+  "coupling floating::with_ghost_pressure_a_floating_box_oscillates_about_its_equilibrium"
   "coupling buoyancy::flat_boxes_float_at_their_density_ratio_with_6_particles_across"
   "coupling loads::loads_in_a_still_tank_are_its_hydrostatics"
-  "coupling floating::with_ghost_pressure_a_floating_box_oscillates_about_its_equilibrium"
   "test output"
 )
 jobs=()
